@@ -1,0 +1,118 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import path from 'node:path';
+import { createClient, type RedisClientType } from 'redis';
+import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
+import type { Config } from './config.js';
+import type { Database, Db } from './db/client.js';
+import { registerErrorHandler } from './errors.js';
+import { createLimiter, type Limiter } from './services/rateLimit.js';
+import { Storage } from './services/storage.js';
+import authRoutes from './routes/auth/auth.js';
+import healthRoutes from './routes/health/health.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+    db: Db;
+    storage: Storage;
+    redis: RedisClientType | undefined;
+    limiters: { loginIp: Limiter; loginEmail: Limiter; registerIp: Limiter };
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  /** Logger on/off; tests keep it quiet. */
+  logger?: boolean;
+}
+
+/** Widget calls are public and answer any origin; console calls only the console's origins. */
+const PUBLIC_CORS_PREFIXES = ['/api/widget/', '/api/widget-settings', '/widget'];
+
+/** Builds the whole app without listening (tests use app.inject). */
+export async function buildApp({ config, database, logger = true }: AppOptions): Promise<FastifyInstance> {
+  const tp = config.trustProxy;
+  const app = Fastify({
+    logger: logger ? { level: config.logLevel } : false,
+    trustProxy: typeof tp === 'number' ? (_addr: string, hop: number) => hop < tp : tp,
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: !logger,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  let redis: RedisClientType | undefined;
+  if (config.redisUrl) {
+    redis = createClient({ url: config.redisUrl });
+    redis.on('error', (err) => app.log.warn({ err }, 'redis error'));
+    await redis.connect();
+    app.addHook('onClose', async () => {
+      await redis?.quit().catch(() => {});
+    });
+  }
+
+  app.decorate('config', config);
+  app.decorate('database', database);
+  app.decorate('db', database.db);
+  app.decorate('storage', new Storage(path.join(config.dataDir, 'storage')));
+  app.decorate('redis', redis);
+  app.decorate('limiters', {
+    loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis),
+    loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis),
+    registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis),
+  });
+  registerErrorHandler(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Parley API', version: '1.0.0', description: 'Live chat and visitor management.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  const consoleOrigins = new Set([...config.consoleOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
+  await app.register(cors, () => (req: FastifyRequest, cb: (e: Error | null, o: FastifyCorsOptions) => void) => {
+    const url = req.url ?? '';
+    const isPublic = PUBLIC_CORS_PREFIXES.some((p) => url.startsWith(p));
+    const origin = req.headers.origin;
+    cb(null, {
+      origin: isPublic ? true : origin !== undefined && consoleOrigins.has(origin),
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type'],
+      maxAge: 600,
+    });
+  });
+
+  await app.register(multipart, {
+    limits: { fileSize: CHAT_IMAGE_MAX_BYTES, files: 1, fields: 20, parts: 21 },
+  });
+
+  await app.register(fastifyStatic, {
+    root: app.storage.root,
+    prefix: '/storage/',
+    decorateReply: false,
+    index: false,
+    list: false,
+    dotfiles: 'deny',
+    setHeaders(res) {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Content-Disposition', 'inline');
+      res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; sandbox");
+      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    },
+  });
+
+  await app.register(healthRoutes);
+  await app.register(authRoutes, { prefix: '/api/vms' });
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Configuration, read and validated once at boot. Nothing else reads process.env.
+ * A bad value stops the start with a message naming the variable.
+ */
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || protocols.some((p) => v.startsWith(`${p}://`)), {
+      message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+    });
+
+const intInRange = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
+    .refine((n) => Number.isInteger(n) && n >= min && n <= max, { message: `must be a whole number from ${min} to ${max}` });
+
+const envSchema = z.object({
+  PORT: intInRange(3000, 0, 65535),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  PUBLIC_URL: optionalUrl(['http', 'https']),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
+  REDIS_URL: optionalUrl(['redis', 'rediss']),
+  SMTP_URL: optionalUrl(['smtp', 'smtps']),
+  MAIL_FROM: z.string().trim().default('Parley <no-reply@localhost>'),
+  /** Fastify trustProxy: 'true', a hop count, or a comma list of addresses/CIDRs. */
+  TRUST_PROXY: z.string().trim().default('false'),
+  /** Extra origins allowed to call the console API from a browser (comma list). */
+  CONSOLE_ORIGINS: z.string().trim().default(''),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOGIN_LIMIT_PER_IP: intInRange(30, 1, 1_000_000),
+  LOGIN_LIMIT_PER_EMAIL: intInRange(10, 1, 1_000_000),
+  REGISTER_LIMIT_PER_IP: intInRange(20, 1, 1_000_000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  trustProxy: boolean | number | string[];
+  consoleOrigins: string[];
+  logLevel: string;
+  rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
+}
+
+export class ConfigError extends Error {}
+
+function parseTrustProxy(value: string): boolean | number | string[] {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    consoleOrigins: e.CONSOLE_ORIGINS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    logLevel: e.LOG_LEVEL,
+    rateLimits: {
+      loginPerIp: e.LOGIN_LIMIT_PER_IP,
+      loginPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
+      registerPerIp: e.REGISTER_LIMIT_PER_IP,
+    },
+  };
+}

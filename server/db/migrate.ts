@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import type { Db } from './client.js';
+
+/** migrations/ at the repository root, from server/db (source) or server/dist/db (built). */
+export const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  fileURLToPath(import.meta.url).includes(`${path.sep}dist${path.sep}`) ? '../../../migrations' : '../../migrations',
+);
+
+const LOCK_KEY = 7_243_001;
+
+/**
+ * Applies migrations/ in order, each once, under a session advisory lock, on one connection.
+ * drizzle's own migrator does the bookkeeping (drizzle.__drizzle_migrations).
+ */
+export async function runMigrations(db: Db, query: (sql: string) => Promise<unknown>): Promise<void> {
+  readMigrationFiles({ migrationsFolder: MIGRATIONS_DIR }); // fails early and clearly if the folder is missing
+  await query(`select pg_advisory_lock(${LOCK_KEY})`);
+  try {
+    // drizzle's dialect-specific migrate() functions are one engine; this one also serves PGlite.
+    await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
+  } finally {
+    await query(`select pg_advisory_unlock(${LOCK_KEY})`);
+  }
+}

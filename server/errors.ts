@@ -1,0 +1,84 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ZodType, z } from 'zod';
+import type { ErrorEnvelope } from '@parley/shared';
+
+/** The one error type of the API: a status and the human text for `message` and `error`. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly errors?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = 'Not found') => new HttpError(404, what);
+export const forbidden = () => new HttpError(403, 'You do not have permission to do this');
+export const unauthenticated = () => new HttpError(401, 'Unauthenticated');
+
+const VALIDATION_MESSAGE = 'The given data was invalid.';
+
+function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = issue.path.map(String).join('.') || '_';
+    const list = (errors[field] ??= []);
+    if (!list.includes(issue.message)) list.push(issue.message);
+  }
+  return errors;
+}
+
+/** A 422 whose `message` is the first field message, so a client showing only `message` is still exact. */
+export function validationError(errors: Record<string, string[]>): HttpError {
+  const first = Object.values(errors)[0]?.[0] ?? VALIDATION_MESSAGE;
+  return new HttpError(422, first, errors);
+}
+
+/** Validates data that did not come through a route schema (multipart fields, sockets). */
+export function parseOrThrow<S extends ZodType>(schema: S, data: unknown): z.output<S> {
+  const result = schema.safeParse(data);
+  if (!result.success) throw validationError(fieldErrors(result.error.issues));
+  return result.data;
+}
+
+function envelope(message: string, errors?: Record<string, string[]>): ErrorEnvelope {
+  return errors ? { message, error: message, errors } : { message, error: message };
+}
+
+/** Turns every thrown error into the documented envelope; never a stack trace or SQL text. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
+    if (err instanceof HttpError) {
+      return reply.status(err.statusCode).send(envelope(err.message, err.errors));
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const issues = err.validation.map((v) => ({
+        path: v.instancePath.split('/').filter(Boolean),
+        message: v.message ?? 'Invalid value',
+      }));
+      return reply.status(422).send(envelope(issues[0]?.message ?? VALIDATION_MESSAGE, fieldErrors(issues)));
+    }
+    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err }, 'request failed');
+      return reply.status(500).send(envelope('Something went wrong. Please try again.'));
+    }
+    // Fastify's own 4xx (bad JSON, body too large, wrong content type...): keep the status, plain text.
+    const known: Record<string, string> = {
+      FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
+      FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty',
+      FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
+      FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type',
+      FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Invalid content length',
+      FST_INVALID_MULTIPART_CONTENT_TYPE: 'The request is not multipart',
+    };
+    const message = known[err.code] ?? (status === 429 ? 'Too many requests. Please try again later.' : 'Bad request');
+    return reply.status(status).send(envelope(message));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope('Not found'));
+  });
+}

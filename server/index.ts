@@ -1,0 +1,37 @@
+import fs from 'node:fs/promises';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+
+/** `npm start`: validate config, open and migrate the database, listen. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const database = await openDatabase(config);
+  await database.migrate();
+  const app = await buildApp({ config, database });
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Parley is running at ${config.publicUrl ?? `http://localhost:${config.port}`} (${database.kind})`);
+}
+
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

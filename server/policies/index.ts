@@ -1,0 +1,27 @@
+import { forbidden } from '../errors.js';
+import { type Actor, isAccountAdmin, isOwner } from './actor.js';
+
+/**
+ * PRODUCT.md section 2, one small rule per action. Routes call `authorize(actor, 'rule')`;
+ * row-level scoping (account, assignment) lives in the queries (see policies/conversations.ts).
+ */
+export const rules = {
+  'team.manage': isOwner,
+  'billing.manage': isOwner,
+  'account.delete': isOwner,
+  'settings.read': () => true,
+  'settings.write': isAccountAdmin,
+  'conversations.readAll': isAccountAdmin,
+  'images.attach': (a: Actor) => a.status !== 'disabled',
+  'profile.write': () => true,
+} satisfies Record<string, (a: Actor) => boolean>;
+
+export type Rule = keyof typeof rules;
+
+export const can = (actor: Actor, rule: Rule): boolean => rules[rule](actor);
+
+export function authorize(actor: Actor, rule: Rule): void {
+  if (!can(actor, rule)) throw forbidden();
+}
+
+export type { Actor } from './actor.js';

@@ -1,0 +1,16 @@
+import type { UserDto } from '@parley/shared';
+import type { Actor } from '../policies/actor.js';
+
+export function presentUser(a: Omit<Actor, 'tokenHash'>): UserDto {
+  return {
+    id: a.id,
+    name: a.name,
+    email: a.email,
+    is_admin: a.isAdmin,
+    status: a.status,
+    type: a.type,
+    role: a.roleName,
+    account_id: a.accountId,
+    created_at: a.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,85 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { loadConfig, type Config } from '../config.js';
+import { openPglite, openPostgres, type Database } from '../db/client.js';
+
+/** Which database this run uses: vitest's projects set it (pglite | postgres). */
+export const TEST_DB = (process.env.PARLEY_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+export const TEST_PG_URL = process.env.PARLEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A fresh, empty, migrated PostgreSQL database for one test file; fails loudly if PostgreSQL is down. */
+export async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+  try {
+    await admin.connect();
+  } catch (e) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${TEST_PG_URL} (${(e as Error).message}). ` +
+        'Start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+    );
+  }
+  const name = `parley_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(TEST_PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  database: Database;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh database (PGlite in memory or a new PostgreSQL database), not listening. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-test-'));
+  let database: Database;
+  let drop = async () => {};
+  if (TEST_DB === 'postgres') {
+    const created = await createPgDatabase();
+    drop = created.drop;
+    database = await openPostgres(created.url);
+  } else {
+    database = await openPglite(undefined);
+  }
+  await database.migrate();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    LOGIN_LIMIT_PER_IP: '100000',
+    LOGIN_LIMIT_PER_EMAIL: '100000',
+    REGISTER_LIMIT_PER_IP: '100000',
+    ...env,
+  });
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+  return {
+    app,
+    config,
+    database,
+    dataDir,
+    async close() {
+      await app.close();
+      await database.close();
+      await drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

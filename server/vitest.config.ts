@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const alias = { '@parley/shared': fileURLToPath(new URL('../shared/src/index.ts', import.meta.url)) };
+
+// The whole server suite runs twice: on embedded PGlite and on the local PostgreSQL.
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'pglite', env: { PARLEY_TEST_DB: 'pglite' } } },
+      { extends: true, test: { name: 'postgres', env: { PARLEY_TEST_DB: 'postgres' } } },
+    ],
+  },
+});

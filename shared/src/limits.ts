@@ -1,0 +1,27 @@
+/** Business constants of SPEC.md section 9, shared by the console, the server and the widget. */
+export const CHAT_IMAGE_MAX_BYTES = 5_242_880;
+export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
+export const CHAT_IMAGE_TOO_LARGE = 'Image size should be less than 5MB';
+export const AVATAR_TOO_LARGE = 'Image size should be less than 2MB';
+export const NOT_AN_IMAGE = 'Only PNG, JPEG, GIF and WebP images are allowed';
+/** Image types accepted anywhere; decided by the file's bytes, never its name. */
+export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+export const POLL_INTERVAL_MS = 10_000;
+export const NEAR_BOTTOM_PX = 50;
+export const SCROLL_IDLE_MS = 150;
+export const PREVIEW_CHARS = 50;
+export const BANNER_DISMISS_MS = 5_000;
+
+export const DEFAULT_WIDGET_COLOR = '#667eea';
+export const DEFAULT_INITIAL_GREETING = 'Hello! How can we assist you today?';
+export const DEFAULT_FOLLOW_UP_GREETING = 'Feel free to ask any questions!';
+export const TRIAL_DAYS = 14;
+export const STARTER_MONTHLY_CHATS = 100;
+
+export const MAX_NAME = 255;
+export const MAX_EMAIL = 254;
+export const MAX_PASSWORD = 1024;
+export const MAX_MESSAGE = 5000;
+export const MAX_GREETING = 500;
+export const MAX_URL = 2048;

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { MAX_MESSAGE } from '../limits.js';
+
+export const MESSAGE_REQUIRED = 'Message or image is required';
+
+/** Text part of a chat message (console or widget); an image may stand in for it. */
+export const messageText = z
+  .string({ error: 'Message must be text' })
+  .trim()
+  .max(MAX_MESSAGE, { error: `Message must be at most ${MAX_MESSAGE} characters` })
+  .optional()
+  .transform((v) => v ?? '');
+
+export const clientId = z
+  .string({ error: 'client_id must be text' })
+  .trim()
+  .min(1, { error: 'client_id must not be empty' })
+  .max(64, { error: 'client_id must be at most 64 characters' })
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'client_id may only contain letters, digits, - and _' })
+  .optional();
+
+export const consoleMessageSchema = z.object({
+  message: messageText,
+  visitor_id: z.string({ error: 'Please select a conversation' }).trim().min(1, { error: 'Please select a conversation' }).max(64),
+  client_id: clientId,
+});
+
+export const widgetMessageSchema = z.object({
+  message: messageText,
+  client_id: clientId,
+});
+
+export const sinceIdQuery = z.object({
+  since_id: z.coerce.number({ error: 'since_id must be a message id' }).int().min(0, { error: 'since_id must be a message id' }).optional(),
+});

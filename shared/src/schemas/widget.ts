@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { MAX_URL } from '../limits.js';
+import { optionalText } from './fields.js';
+
+const optionalEmail = optionalText(254, 'Please enter a valid email address').refine(
+  (v) => v === '' || z.regexes.email.test(v),
+  { error: 'Please enter a valid email address' },
+);
+
+export const uniqueCode = z
+  .string({ error: 'unique_code is required' })
+  .trim()
+  .min(1, { error: 'unique_code is required' })
+  .max(64, { error: 'Unknown widget' });
+
+export const createVisitorSchema = z.object({
+  unique_code: uniqueCode,
+  name: optionalText(255, 'Name must be at most 255 characters'),
+  email: optionalEmail,
+  page_url: optionalText(MAX_URL, `Page URL must be at most ${MAX_URL} characters`),
+  referrer: optionalText(MAX_URL, `Referrer must be at most ${MAX_URL} characters`),
+  locale: optionalText(35, 'Locale must be at most 35 characters'),
+});
+export type CreateVisitorInput = z.input<typeof createVisitorSchema>;
+
+export const updateVisitorSchema = z
+  .object({
+    name: optionalText(255, 'Name must be at most 255 characters').optional(),
+    email: optionalEmail.optional(),
+    page_url: optionalText(MAX_URL, `Page URL must be at most ${MAX_URL} characters`).optional(),
+  })
+  .strict();
+export type UpdateVisitorInput = z.input<typeof updateVisitorSchema>;
+
+export const WIDGET_EVENT_KINDS = ['load', 'connect', 'error'] as const;
+export const widgetEventSchema = z.object({
+  unique_code: uniqueCode,
+  load_id: z.string({ error: 'load_id is required' }).regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'load_id is invalid' }),
+  kind: z.enum(WIDGET_EVENT_KINDS, { error: 'kind must be load, connect or error' }),
+  detail: optionalText(500),
+});
+export type WidgetEventInput = z.input<typeof widgetEventSchema>;
+
+export const widgetSettingsQuery = z.object({ unique_code: uniqueCode });

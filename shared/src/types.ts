@@ -1,0 +1,109 @@
+/** Shapes that leave the server (presenters) and that the console and widget read. */
+export type SenderType = 'visitor' | 'user' | 'bot';
+
+export interface UserDto {
+  id: number;
+  name: string;
+  email: string;
+  is_admin: boolean;
+  status: 'active' | 'disabled';
+  type: 'owner' | 'team_member';
+  role: string | null;
+  account_id: string;
+  created_at: string;
+}
+
+export interface AuthResponse {
+  token: string;
+  user: UserDto;
+}
+
+export interface ConversationDto {
+  id: number;
+  visitor_id: string;
+  visitor_name: string;
+  visitor_email: string;
+  last_message: string;
+  last_message_at: string | null;
+  status: 'open' | 'closed';
+  assignee_id: number | null;
+  unread_count: number;
+  created_at: string;
+}
+
+export interface MessageDto {
+  id: number;
+  visitor_id: string;
+  message: string;
+  file_path: string;
+  sender_type: SenderType;
+  author_id: number | null;
+  author_name: string | null;
+  client_id: string | null;
+  created_at: string;
+}
+
+export interface VisitorDto {
+  id: string;
+  name: string;
+  email: string;
+  country: string;
+  ip: string;
+  browser: string;
+  os: string;
+  device: string;
+  current_page: string;
+  referrer: string;
+  locale: string;
+  page_views: number;
+  last_seen_at: string;
+  created_at: string;
+}
+
+export interface WidgetSettingsDto {
+  name: string;
+  title: string;
+  color: string;
+  avatar: string;
+  email_notifications: { newChats: boolean; offlineMessages: boolean; missedChats: boolean };
+}
+
+export interface TeamMemberDto {
+  id: number;
+  name: string;
+  email: string;
+  role: { id: number; name: string };
+  assigned_users: { id: string; name: string }[];
+}
+
+export interface PlanDto {
+  id: number;
+  name: string;
+  description: string;
+  price: number | null;
+  features: string[];
+}
+
+export interface SubscriptionDto {
+  id: number;
+  plan_name: string;
+  amount: number;
+  status: string;
+  is_active: boolean;
+  payment_reference: string;
+  start_date: string;
+  expiry_date: string;
+}
+
+export interface IntegrationMetricDto {
+  timestamp: string;
+  usage_count: number;
+  status: 'Active' | 'Pending' | 'Error';
+}
+
+/** Error envelope of every 4xx/5xx answer (PRODUCT.md section 3). */
+export interface ErrorEnvelope {
+  message: string;
+  error: string;
+  errors?: Record<string, string[]>;
+}
