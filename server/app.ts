@@ -14,6 +14,13 @@ import { createLimiter, type Limiter } from './services/rateLimit.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
+import conversationsRoutes from './routes/conversations/conversations.js';
+import visitorsRoutes from './routes/visitors/visitors.js';
+import widgetRoutes from './routes/widget/widget.js';
+import settingsRoutes from './routes/settings/settings.js';
+import integrationRoutes from './routes/integration/integration.js';
+import plansRoutes from './routes/plans/plans.js';
+import teamRoutes from './routes/team/team.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -112,6 +119,13 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
 
   await app.register(healthRoutes);
   await app.register(authRoutes, { prefix: '/api/vms' });
+  await app.register(conversationsRoutes, { prefix: '/api/vms' });
+  await app.register(visitorsRoutes, { prefix: '/api/vms' });
+  await app.register(settingsRoutes, { prefix: '/api/vms' });
+  await app.register(integrationRoutes, { prefix: '/api/vms' });
+  await app.register(teamRoutes, { prefix: '/api/vms' });
+  await app.register(widgetRoutes, { prefix: '/api' });
+  await app.register(plansRoutes, { prefix: '/api' });
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -27,13 +27,20 @@ export async function actorForToken(db: Db, token: string): Promise<Actor | unde
       roleName: roles.name,
       status: users.status,
       createdAt: users.createdAt,
+      lastUsedAt: authTokens.lastUsedAt,
     })
     .from(authTokens)
     .innerJoin(users, eq(users.id, authTokens.userId))
     .leftJoin(roles, eq(roles.id, users.roleId))
     .where(eq(authTokens.tokenHash, tokenHash))
     .limit(1);
-  return row ? { ...row, tokenHash } : undefined;
+  if (!row) return undefined;
+  const { lastUsedAt, ...actor } = row;
+  // Presence of agents ("is anyone online?") reads last_used_at; refresh it at most once a minute.
+  if (Date.now() - lastUsedAt.getTime() > 60_000) {
+    await db.update(authTokens).set({ lastUsedAt: new Date() }).where(eq(authTokens.tokenHash, tokenHash));
+  }
+  return { ...actor, tokenHash };
 }
 
 declare module 'fastify' {
