@@ -1,5 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { eq } from 'drizzle-orm';
 import type { AuthResponse, UserDto } from '@parley/shared';
+import { issueToken } from '../commands/issueToken.js';
+import { conversations, messages, roles, users, visitors } from '../db/schema.js';
+import { hashPassword, hashToken, newToken } from '../services/secrets.js';
 
 let seq = 0;
 const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -47,4 +51,63 @@ export async function buildAccount(app: FastifyInstance, overrides: { name?: str
   const body = res.body as AuthResponse;
   const [row] = await app.database.db.query.accounts.findMany({ where: (a, { eq }) => eq(a.id, body.user.account_id) });
   return { token: body.token, user: body.user, email, password, widgetKey: row!.widgetKey };
+}
+
+/**
+ * A team member of the owner's account, created straight in the database (the /team endpoint
+ * has its own tests); returns a signed-in session.
+ */
+export async function buildMember(
+  app: FastifyInstance,
+  owner: TestOwner,
+  roleName: 'Admin' | 'Agent',
+  overrides: { name?: string; email?: string; status?: 'active' | 'disabled' } = {},
+): Promise<{ token: string; id: number; email: string }> {
+  const db = app.database.db;
+  const [role] = await db.select().from(roles).where(eq(roles.name, roleName));
+  const email = overrides.email ?? `member-${unique()}@example.com`;
+  const [user] = await db
+    .insert(users)
+    .values({
+      accountId: owner.user.account_id,
+      name: overrides.name ?? `${roleName} Member`,
+      email,
+      passwordHash: await hashPassword('member-pass'),
+      type: 'team_member',
+      isAdmin: false,
+      roleId: role!.id,
+      status: overrides.status ?? 'active',
+    })
+    .returning({ id: users.id });
+  return { token: await issueToken(db, user!.id), id: user!.id, email };
+}
+
+/**
+ * A visitor with a conversation and one visitor message, straight in the database, for tests of
+ * areas that only read them (team assignment, lists). The widget endpoints have their own tests.
+ */
+export async function insertVisitorWithConversation(
+  app: FastifyInstance,
+  accountId: string,
+  opts: { name?: string; email?: string; message?: string; assigneeId?: number | null } = {},
+): Promise<{ visitorId: string; conversationId: number }> {
+  const db = app.database.db;
+  const [visitor] = await db
+    .insert(visitors)
+    .values({ accountId, tokenHash: hashToken(newToken()), name: opts.name ?? 'Vera Visitor', email: opts.email ?? '' })
+    .returning({ id: visitors.id });
+  const text = opts.message ?? 'Hello, I have a question';
+  const [conversation] = await db
+    .insert(conversations)
+    .values({
+      accountId,
+      visitorId: visitor!.id,
+      assigneeId: opts.assigneeId ?? null,
+      lastMessage: text,
+      lastMessageAt: new Date(),
+      unreadCount: 1,
+    })
+    .returning({ id: conversations.id });
+  await db.insert(messages).values({ accountId, conversationId: conversation!.id, senderType: 'visitor', message: text });
+  return { visitorId: visitor!.id, conversationId: conversation!.id };
 }
