@@ -14,6 +14,7 @@ import { createLimiter, type Limiter } from './services/rateLimit.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
+import { registerWebApp } from './plugins/webApp.js';
 import conversationsRoutes from './routes/conversations/conversations.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
@@ -126,6 +127,10 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
+  await app.register((await import('./routes/widget/publicSettings.js')).default, { prefix: '/api' });
+
+  // Called directly, not registered: its SPA fallback hook must see every request.
+  await registerWebApp(app);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,14 +1,10 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type { Db } from './client.js';
+import { MIGRATIONS_DIR } from '../paths.js';
 
-/** migrations/ at the repository root, from server/db (source) or server/dist/db (built). */
-export const MIGRATIONS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  fileURLToPath(import.meta.url).includes(`${path.sep}dist${path.sep}`) ? '../../../migrations' : '../../migrations',
-);
+export { MIGRATIONS_DIR };
+
 
 const LOCK_KEY = 7_243_001;
 

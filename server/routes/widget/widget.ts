@@ -1,3 +1,126 @@
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  CHAT_IMAGE_MAX_BYTES,
+  CHAT_IMAGE_TOO_LARGE,
+  MESSAGE_REQUIRED,
+  createVisitorSchema,
+  sinceIdQuery,
+  updateVisitorSchema,
+  widgetEventSchema,
+  widgetMessageSchema,
+} from '@parley/shared';
+import { createVisitor } from '../../commands/createVisitor.js';
+import { sendMessage } from '../../commands/sendMessage.js';
+import type { Db } from '../../db/client.js';
+import { accounts, conversations, visitors, widgetLoads } from '../../db/schema.js';
+import { HttpError, notFound, parseOrThrow } from '../../errors.js';
+import { readForm } from '../../plugins/uploads.js';
+import { authenticateVisitor } from '../../plugins/visitorAuth.js';
+import { conversationMessages, presentMessage } from '../../presenters/message.js';
+import { presentVisitor } from '../../presenters/visitor.js';
 
-export default async function widgetRoutes(_app: FastifyInstance): Promise<void> {}
+const visitorSecured = { security: [{ bearer: [] }] };
+const EVENT_STATUS = { load: 'Pending', connect: 'Active', error: 'Error' } as const;
+
+async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
+  const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.widgetKey, widgetKey)).limit(1);
+  if (!account) throw notFound('Unknown widget');
+  return account.id;
+}
+
+/** The widget's own calls (PRODUCT.md section 4): public, or with the visitor's own token. */
+export default async function widgetRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema } }, async (request, reply) => {
+    const body = request.body;
+    const accountId = await accountIdForKey(app.db, body.unique_code);
+    const { visitor, token } = await createVisitor(app.db, {
+      accountId,
+      ip: request.ip,
+      userAgent: request.headers['user-agent'],
+      name: body.name,
+      email: body.email,
+      pageUrl: body.page_url,
+      referrer: body.referrer,
+      locale: body.locale,
+    });
+    return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
+  });
+
+  app.get(
+    '/widget/messages',
+    { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, preHandler: authenticateVisitor },
+    async (request) => {
+      const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
+      if (!conversation) return { message: 'success', data: [] };
+      return { message: 'success', data: await conversationMessages(app.db, conversation, request.query.since_id) };
+    },
+  );
+
+  app.post(
+    '/widget/messages',
+    { schema: { tags: ['widget'], ...visitorSecured }, preHandler: authenticateVisitor },
+    async (request, reply) => {
+      const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
+      const input = parseOrThrow(widgetMessageSchema, form.fields);
+      if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
+      const visitor = request.visitor;
+      const result = await sendMessage(app, {
+        visitor,
+        senderType: 'visitor',
+        authorId: null,
+        text: input.message,
+        image: form.image,
+        clientId: input.client_id,
+      });
+      const data = presentMessage(result.message, visitor.id, result.authorName);
+      // 201 for a new message; 200 with the stored one when this client_id was already sent.
+      return reply.status(result.created ? 201 : 200).send({ message: 'success', data });
+    },
+  );
+
+  app.patch(
+    '/widget/visitor',
+    { schema: { tags: ['widget'], body: updateVisitorSchema, ...visitorSecured }, preHandler: authenticateVisitor },
+    async (request) => {
+      const { name, email, page_url: pageUrl } = request.body;
+      const current = request.visitor;
+      const movedPage = pageUrl !== undefined && pageUrl !== '' && pageUrl !== current.currentPage;
+      const [visitor] = await app.db
+        .update(visitors)
+        .set({
+          ...(name !== undefined ? { name } : {}),
+          ...(email !== undefined ? { email } : {}),
+          ...(movedPage ? { currentPage: pageUrl, pageViews: sql`${visitors.pageViews} + 1` } : {}),
+          lastSeenAt: new Date(),
+        })
+        .where(eq(visitors.id, current.id))
+        .returning();
+      if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
+      return { message: 'success', data: presentVisitor(visitor) };
+    },
+  );
+
+  app.post('/widget/events', { schema: { tags: ['widget'], body: widgetEventSchema } }, async (request, reply) => {
+    const { unique_code: key, load_id: id, kind, detail } = request.body;
+    const accountId = await accountIdForKey(app.db, key);
+    const status = EVENT_STATUS[kind];
+    const row = { id, accountId, status, detail };
+    if (kind === 'load') {
+      // A load never downgrades a load that already connected or failed.
+      await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
+    } else {
+      await app.db
+        .insert(widgetLoads)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [widgetLoads.accountId, widgetLoads.id],
+          set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
+        });
+    }
+    return reply.status(202).send({ message: 'success' });
+  });
+}

@@ -1,0 +1,130 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client.js';
+import { conversations, messages, users, visitors } from '../db/schema.js';
+import type { UploadedImage } from '../plugins/uploads.js';
+import type { ConversationRow } from '../presenters/conversation.js';
+import type { MessageRow } from '../presenters/message.js';
+import type { VisitorRow } from '../presenters/visitor.js';
+import type { Storage } from '../services/storage.js';
+
+/** Shown as the conversation's last message when a message is only an image. */
+export const IMAGE_PLACEHOLDER = '[image]';
+
+export interface SendMessageInput {
+  visitor: VisitorRow;
+  /** 'visitor' from the widget, 'user' from the console. */
+  senderType: 'visitor' | 'user';
+  /** The staff user for sender_type 'user'. */
+  authorId: number | null;
+  /** Already trimmed; may be '' when an image is sent. */
+  text: string;
+  image?: UploadedImage | undefined;
+  /** Client-generated id: a retried send returns the first message instead of a second one. */
+  clientId?: string | undefined;
+}
+
+export interface SendMessageResult {
+  message: MessageRow;
+  conversation: ConversationRow;
+  visitor: VisitorRow;
+  authorName: string | null;
+  /** false when the client_id was already stored: `message` is the earlier one, nothing changed. */
+  created: boolean;
+}
+
+async function findByClientId(db: Tx, visitorId: string, clientId: string): Promise<MessageRow | undefined> {
+  const [row] = await db
+    .select({ message: messages })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(and(eq(conversations.visitorId, visitorId), eq(messages.clientId, clientId)))
+    .limit(1);
+  return row?.message;
+}
+
+/**
+ * Stores one chat message, console or widget: finds or creates the visitor's conversation,
+ * inserts the message once per client_id, and updates the conversation's last message and
+ * unread count, all in one transaction. Callers emit real-time events after it returns.
+ */
+export async function sendMessage(deps: { db: Db; storage: Storage }, input: SendMessageInput): Promise<SendMessageResult> {
+  const { db, storage } = deps;
+  const { visitor, clientId } = input;
+  const accountId = visitor.accountId;
+
+  // A retry of a stored message must not write its image again; the race is settled below.
+  if (clientId && input.image) {
+    const existing = await findByClientId(db, visitor.id, clientId);
+    if (existing) return repeat(db, existing, visitor);
+  }
+  // The file is written before the transaction so no row ever points at a missing file.
+  const filePath = input.image ? await storage.save(accountId, input.image.bytes, input.image.ext) : '';
+
+  return db.transaction(async (tx) => {
+    // Two first messages at once: the unique index on visitor_id keeps one conversation.
+    await tx.insert(conversations).values({ accountId, visitorId: visitor.id }).onConflictDoNothing({ target: conversations.visitorId });
+    const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
+    if (!conversation) throw new Error('conversation missing after insert');
+
+    const [inserted] = await tx
+      .insert(messages)
+      .values({
+        accountId,
+        conversationId: conversation.id,
+        clientId: clientId ?? null,
+        senderType: input.senderType,
+        authorId: input.authorId,
+        message: input.text,
+        filePath,
+      })
+      .onConflictDoNothing({ target: [messages.conversationId, messages.clientId] })
+      .returning();
+
+    if (!inserted) {
+      // Same client_id already stored (a retry, or a concurrent send that won): return that one.
+      const [existing] = await tx
+        .select()
+        .from(messages)
+        .where(and(eq(messages.conversationId, conversation.id), eq(messages.clientId, clientId ?? '')));
+      if (!existing) throw new Error('message conflict without a stored message');
+      return repeat(tx, existing, visitor);
+    }
+
+    const fromVisitor = input.senderType === 'visitor';
+    const [updated] = await tx
+      .update(conversations)
+      .set({
+        lastMessage: input.text || IMAGE_PLACEHOLDER,
+        lastMessageAt: inserted.createdAt,
+        unreadCount: fromVisitor ? sql`${conversations.unreadCount} + 1` : 0,
+        // A visitor writing again reopens a closed conversation.
+        ...(fromVisitor ? { status: 'open' as const } : {}),
+      })
+      .where(eq(conversations.id, conversation.id))
+      .returning();
+    let current = visitor;
+    if (fromVisitor) {
+      const [seen] = await tx.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
+      current = seen ?? visitor;
+    }
+    return {
+      message: inserted,
+      conversation: updated ?? conversation,
+      visitor: current,
+      authorName: await authorNameOf(tx, inserted.authorId),
+      created: true,
+    };
+  });
+}
+
+async function authorNameOf(db: Tx, authorId: number | null): Promise<string | null> {
+  if (authorId === null) return null;
+  const [row] = await db.select({ name: users.name }).from(users).where(eq(users.id, authorId));
+  return row?.name ?? null;
+}
+
+async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise<SendMessageResult> {
+  const [conversation] = await db.select().from(conversations).where(eq(conversations.id, message.conversationId));
+  if (!conversation) throw new Error('message without conversation');
+  return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false };
+}

@@ -1,0 +1,20 @@
+import type { ConversationDto } from '@parley/shared';
+import type { conversations } from '../db/schema.js';
+
+export type ConversationRow = typeof conversations.$inferSelect;
+
+/** A conversation as the message center lists it; the visitor's name and email come from the visitor. */
+export function presentConversation(c: ConversationRow, visitor: { name: string; email: string }): ConversationDto {
+  return {
+    id: c.id,
+    visitor_id: c.visitorId,
+    visitor_name: visitor.name,
+    visitor_email: visitor.email,
+    last_message: c.lastMessage,
+    last_message_at: c.lastMessageAt ? c.lastMessageAt.toISOString() : null,
+    status: c.status,
+    assignee_id: c.assigneeId,
+    unread_count: c.unreadCount,
+    created_at: c.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,40 @@
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { MessageDto } from '@parley/shared';
+import type { Tx } from '../db/client.js';
+import { messages, users } from '../db/schema.js';
+
+export type MessageRow = typeof messages.$inferSelect;
+
+/** One chat message; `author_name` is the staff member's name for sender_type 'user'. */
+export function presentMessage(m: MessageRow, visitorId: string, authorName: string | null): MessageDto {
+  return {
+    id: m.id,
+    visitor_id: visitorId,
+    message: m.message,
+    file_path: m.filePath,
+    sender_type: m.senderType,
+    author_id: m.authorId,
+    author_name: m.senderType === 'user' ? authorName : null,
+    client_id: m.clientId,
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A conversation's messages in database order (ascending id), optionally only those after
+ * `sinceId`, with their authors' names. Shared by the console and widget so both read the same.
+ */
+export async function conversationMessages(
+  db: Tx,
+  conversation: { id: number; visitorId: string },
+  sinceId?: number,
+): Promise<MessageDto[]> {
+  const inConversation = eq(messages.conversationId, conversation.id);
+  const rows = await db
+    .select({ message: messages, authorName: users.name })
+    .from(messages)
+    .leftJoin(users, eq(users.id, messages.authorId))
+    .where(sinceId !== undefined ? and(inConversation, gt(messages.id, sinceId)) : inConversation)
+    .orderBy(asc(messages.id));
+  return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
+}

@@ -1,0 +1,62 @@
+import type { WidgetSettingsDto } from '@parley/shared';
+import type { widgetSettings } from '../db/schema.js';
+
+type WidgetSettingsRow = typeof widgetSettings.$inferSelect;
+
+/** Console view: the stored avatar path plus the URL the console shows it from. */
+export interface ConsoleWidgetSettingsDto extends WidgetSettingsDto {
+  avatar_url: string;
+}
+
+/** What a visitor's widget may know: no account id, emails or notification choices. */
+export interface PublicWidgetSettingsDto {
+  name: string;
+  title: string;
+  color: string;
+  avatar_url: string;
+  initial_greeting: string;
+  follow_up_greeting: string;
+  agent_online: boolean;
+  powered_by: string;
+}
+
+export const POWERED_BY = 'Powered by Parley';
+
+/** '/storage/<path>', absolute when the public URL is known; '' when there is no file. */
+export function storageUrl(relPath: string, publicUrl?: string): string {
+  if (!relPath) return '';
+  return `${publicUrl ?? ''}/storage/${relPath}`;
+}
+
+export function presentWidgetSettings(row: WidgetSettingsRow): ConsoleWidgetSettingsDto {
+  // Older rows may miss a key: SPEC.md says each toggle is true when absent.
+  const n = row.emailNotifications as Partial<WidgetSettingsRow['emailNotifications']> | null;
+  return {
+    name: row.name,
+    title: row.title,
+    color: row.color,
+    avatar: row.avatar,
+    avatar_url: storageUrl(row.avatar),
+    email_notifications: {
+      newChats: n?.newChats ?? true,
+      offlineMessages: n?.offlineMessages ?? true,
+      missedChats: n?.missedChats ?? true,
+    },
+  };
+}
+
+export function presentPublicWidgetSettings(
+  row: WidgetSettingsRow,
+  opts: { agentOnline: boolean; publicUrl: string | undefined },
+): PublicWidgetSettingsDto {
+  return {
+    name: row.name,
+    title: row.title,
+    color: row.color,
+    avatar_url: storageUrl(row.avatar, opts.publicUrl),
+    initial_greeting: row.initialGreeting,
+    follow_up_greeting: row.followUpGreeting,
+    agent_online: opts.agentOnline,
+    powered_by: POWERED_BY,
+  };
+}

@@ -1,0 +1,36 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { widgetSettingsQuery } from '@parley/shared';
+import { accounts, widgetSettings } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
+import { presentPublicWidgetSettings } from '../../presenters/widgetSettings.js';
+import { isAgentOnline } from '../../services/presence.js';
+
+/**
+ * GET /api/widget-settings?unique_code=... — public (no token, any origin): what the widget
+ * shows. Registered with prefix '/api'. Only the presenter's public fields leave.
+ */
+export default async function publicWidgetSettingsRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/widget-settings',
+    { schema: { tags: ['widget'], querystring: widgetSettingsQuery } },
+    async (request, reply) => {
+      const [row] = await app.db
+        .select({ accountId: accounts.id, settings: widgetSettings })
+        .from(accounts)
+        .innerJoin(widgetSettings, eq(widgetSettings.accountId, accounts.id))
+        .where(eq(accounts.widgetKey, request.query.unique_code));
+      if (!row) throw notFound('Unknown widget');
+      const agentOnline = await isAgentOnline(app.db, row.accountId);
+      // Greetings, colours and presence change at any time: the widget must not show stale ones.
+      reply.header('Cache-Control', 'no-cache');
+      return {
+        message: 'success',
+        data: presentPublicWidgetSettings(row.settings, { agentOnline, publicUrl: app.config.publicUrl }),
+      };
+    },
+  );
+}
