@@ -10,6 +10,7 @@ import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { registerErrorHandler } from './errors.js';
+import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { createLimiter, type Limiter } from './services/rateLimit.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
@@ -77,6 +78,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis),
   });
   registerErrorHandler(app);
+  registerBodyParsers(app);
 
   await app.register(swagger, {
     openapi: {

@@ -60,6 +60,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }));
       return reply.status(422).send(envelope(issues[0]?.message ?? VALIDATION_MESSAGE, fieldErrors(issues)));
     }
+    // Safety net for input the schemas let through but PostgreSQL refuses (never a 5xx for bad input).
+    const pgCode = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+    if (typeof pgCode === 'string' && /^22[0-9A-Z]{3}$/.test(pgCode)) {
+      return reply.status(400).send(envelope('Invalid value'));
+    }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err }, 'request failed');

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import { IMAGE_MIME_TYPES, NOT_AN_IMAGE } from '@parley/shared';
 import { HttpError } from '../errors.js';
+import { NUL_MESSAGE } from './bodyParsers.js';
 
 export interface UploadedImage {
   bytes: Buffer;
@@ -46,7 +47,10 @@ export async function readForm(
   try {
     for await (const part of parts) {
       if (part.type === 'field') {
-        if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        if (typeof part.value === 'string') {
+          if (part.value.includes('\u0000')) throw new HttpError(400, NUL_MESSAGE);
+          fields[part.fieldname] = part.value;
+        }
         continue;
       }
       if (part.fieldname !== opts.fileField) {

@@ -168,3 +168,34 @@ describe('profile, password, delete', () => {
     expect((await call(t.app, 'POST', '/api/vms/login', { body: { email: a.email, password: a.password } })).status).toBe(401);
   });
 });
+
+describe('bad bodies', () => {
+  it('refuses a body that is not UTF-8, and NUL characters, with 400 and stores nothing', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"name":"Ren'), Buffer.from([0xe9]), Buffer.from('e","email":"l1@example.com","password":"Password1!","password_confirmation":"Password1!"}')]);
+    const res = await t.app.inject({ method: 'POST', url: '/api/vms/register', headers: { 'content-type': 'application/json' }, payload: latin1 });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('The request body is not valid UTF-8');
+    const nul = await call(t.app, 'POST', '/api/vms/register', { body: { ...valid, name: 'Nu\u0000ll', email: 'nul@example.com' } });
+    expect(nul.status).toBe(400);
+    expect((await call(t.app, 'POST', '/api/vms/login', { body: { email: 'l1@example.com', password: 'Password1!' } })).status).toBe(401);
+    expect((await call(t.app, 'POST', '/api/vms/login', { body: { email: 'nul@example.com', password: 'Password1!' } })).status).toBe(401);
+  });
+
+  it('stores SQL and HTML exactly as sent', async () => {
+    const name = `Robert'); DROP TABLE users;-- <script>alert(1)</script>`;
+    const res = await call(t.app, 'POST', '/api/vms/register', { body: { ...valid, name, email: 'bobby@example.com' } });
+    expect(res.status).toBe(201);
+    expect((await call(t.app, 'GET', '/api/vms/user', { token: res.body.token })).body.name).toBe(name);
+  });
+
+  it('refuses an oversized body with 413', async () => {
+    const res = await call(t.app, 'POST', '/api/vms/register', { body: { ...valid, name: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(res.status).toBe(413);
+    expect(res.body.message).toBe('The request body is too large');
+  });
+
+  it('refuses a very long name with 422', async () => {
+    const res = await call(t.app, 'POST', '/api/vms/register', { body: { ...valid, name: 'x'.repeat(300), email: 'long@example.com' } });
+    expect(res.status).toBe(422);
+  });
+});
