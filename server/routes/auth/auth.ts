@@ -11,24 +11,9 @@ import { actorForToken, authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentUser } from '../../presenters/user.js';
 import { hashPassword, verifyPassword } from '../../services/secrets.js';
+import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/users.js';
 
-const EMAIL_TAKEN = 'The email has already been taken.';
 const secured = { security: [{ bearer: [] }] };
-
-async function emailTaken(app: FastifyInstance, email: string, exceptUserId?: number): Promise<boolean> {
-  const same = sql`lower(${users.email}) = lower(${email})`;
-  const [row] = await app.db
-    .select({ id: users.id })
-    .from(users)
-    .where(exceptUserId ? and(same, ne(users.id, exceptUserId)) : same)
-    .limit(1);
-  return row !== undefined;
-}
-
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err.code === '23505' || err.cause?.code === '23505';
-}
 
 export default async function authRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -36,13 +21,13 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   app.post('/register', { schema: { tags: ['auth'], body: registerSchema } }, async (request, reply) => {
     await app.limiters.registerIp.consume(request.ip);
     const { name, email, password } = request.body;
-    if (await emailTaken(app, email)) throw new HttpError(409, EMAIL_TAKEN, { email: [EMAIL_TAKEN] });
+    if (await emailTaken(app.db, email)) throw emailTakenError();
     let created;
     try {
       created = await registerAccount(app.db, { name, email, password });
     } catch (e) {
       // Two registrations of one email at once: the unique index decides.
-      if (isUniqueViolation(e)) throw new HttpError(409, EMAIL_TAKEN, { email: [EMAIL_TAKEN] });
+      if (isUniqueViolation(e)) throw emailTakenError();
       throw e;
     }
     const actor = await actorForToken(app.db, created.token);
@@ -71,25 +56,25 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     return { message: 'success', token, user: presentUser(actor!) };
   });
 
-  app.post('/logout', { schema: { tags: ['auth'], ...secured }, preHandler: authenticate }, async (request) => {
+  app.post('/logout', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     await app.db.delete(authTokens).where(eq(authTokens.tokenHash, request.actor.tokenHash));
     return { message: 'success' };
   });
 
-  app.get('/user', { schema: { tags: ['auth'], ...secured }, preHandler: authenticate }, async (request) => {
+  app.get('/user', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     return presentUser(request.actor);
   });
 
   app.put(
     '/user/update',
-    { schema: { tags: ['auth'], body: profileSchema, ...secured }, preHandler: authenticate },
+    { schema: { tags: ['auth'], body: profileSchema, ...secured }, onRequest: authenticate },
     async (request) => {
       const { name, email } = request.body;
-      if (await emailTaken(app, email, request.actor.id)) throw new HttpError(409, EMAIL_TAKEN, { email: [EMAIL_TAKEN] });
+      if (await emailTaken(app.db, email, request.actor.id)) throw emailTakenError();
       try {
         await app.db.update(users).set({ name, email }).where(eq(users.id, request.actor.id));
       } catch (e) {
-        if (isUniqueViolation(e)) throw new HttpError(409, EMAIL_TAKEN, { email: [EMAIL_TAKEN] });
+        if (isUniqueViolation(e)) throw emailTakenError();
         throw e;
       }
       return { message: 'success', data: presentUser({ ...request.actor, name, email }) };
@@ -98,7 +83,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
 
   app.put(
     '/password/update',
-    { schema: { tags: ['auth'], body: passwordChangeSchema, ...secured }, preHandler: authenticate },
+    { schema: { tags: ['auth'], body: passwordChangeSchema, ...secured }, onRequest: authenticate },
     async (request) => {
       const { current, new: next } = request.body;
       const [user] = await app.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, request.actor.id));
@@ -118,7 +103,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     },
   );
 
-  app.delete('/user/delete', { schema: { tags: ['auth'], ...secured }, preHandler: authenticate }, async (request) => {
+  app.delete('/user/delete', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'account.delete');
     await deleteAccount(app, request.actor.accountId);
     return { message: 'success' };
