@@ -19,6 +19,7 @@ import { registerWebApp } from './plugins/webApp.js';
 import conversationsRoutes from './routes/conversations/conversations.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
+import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import settingsRoutes from './routes/settings/settings.js';
 import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
@@ -129,7 +130,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
-  await app.register((await import('./routes/widget/publicSettings.js')).default, { prefix: '/api' });
+  await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
 
   // Called directly, not registered: its SPA fallback hook must see every request.
   await registerWebApp(app);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plans, subscriptions } from '../../db/schema.js';
 import { buildAccount, buildMember, call } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';

@@ -319,3 +319,13 @@ describe('GET/POST /api/vms/account-info', () => {
     expect((await call(t.app, 'GET', '/api/vms/account-info', { token: other.token })).body.data.business_location).toBe('');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the settings routes, multipart ones included', async () => {
+    const res = await call(t.app, 'GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    for (const p of ['/api/vms/widget-settings', '/api/vms/chatwidget-settings', '/api/vms/greetings', '/api/vms/account-info']) {
+      expect(res.body.paths[p]).toBeDefined();
+    }
+  });
+});
