@@ -33,7 +33,10 @@ export async function openPostgres(url: string): Promise<Database> {
     async migrate() {
       const client = await pool.connect();
       try {
-        await runMigrations(drizzlePg({ client, schema }) as unknown as Db, client.query.bind(client));
+        await runMigrations(
+          (text) => client.query(text),
+          async <T>(text: string, params: unknown[]) => (await client.query(text, params)).rows as T[],
+        );
       } finally {
         client.release();
       }
@@ -60,7 +63,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   return {
     db,
     kind: 'pglite',
-    migrate: () => runMigrations(db, (sql: string) => client.query(sql)),
+    async migrate() {
+      await runMigrations(
+        (text) => client.exec(text),
+        async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
+      );
+    },
     async ping() {
       await client.query('select 1');
     },

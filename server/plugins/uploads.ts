@@ -34,7 +34,7 @@ export async function readForm(
       for (const [k, v] of Object.entries(body)) {
         if (typeof v === 'string') fields[k] = v;
         else if (typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
-        else if (v !== null && v !== undefined) fields[k] = JSON.stringify(v);
+        else if (v !== null && v !== undefined) throw new HttpError(422, `${k} must be text`, { [k]: [`${k} must be text`] });
       }
     }
     return { fields };

@@ -52,7 +52,7 @@ export async function postForm(
   token: string | undefined,
   fields: Record<string, string>,
   file?: FilePart,
-  // biome-ignore lint/suspicious/noExplicitAny: test bodies are read field by field, like call() in factories.ts
+  // any: test bodies are read field by field, like call() in factories.ts
 ): Promise<{ status: number; body: any }> {
   const { payload, headers } = multipart(fields, file);
   const res = await app.inject({ method: 'POST', url, payload, headers: { ...headers, ...(token ? bearer(token) : {}) } });

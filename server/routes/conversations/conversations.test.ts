@@ -155,7 +155,7 @@ describe('GET /api/vms/messages/:visitor_id', () => {
     expect(res.body).toEqual({ message: 'Visitor not found', error: 'Visitor not found' });
   });
 
-  it.each(['abc', '-1', '1.5'])('refuses since_id=%s with 422', async (since) => {
+  it.each(['abc', '-1', '1.5', '1e400', '99999999999999999999'])('refuses since_id=%s with 422', async (since) => {
     const v = await buildChattingVisitor(t.app, owner.widgetKey);
     const res = await call(t.app, 'GET', `/api/vms/messages/${v.id}?since_id=${since}`, { token: owner.token });
     expect(res.status).toBe(422);
@@ -211,9 +211,10 @@ describe('POST /api/vms/messages', () => {
     expect(res.body.message).toBe(message);
   });
 
-  it('answers 404, not 500, for a JSON object smuggled in as visitor_id', async () => {
+  it('answers 422, not 500, for a JSON object smuggled in as visitor_id', async () => {
     const res = await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: { $ne: null }, message: 'hi' } });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(422);
+    expect(res.body.errors.visitor_id).toEqual(['visitor_id must be text']);
   });
 
   it("answers 404 for another account's visitor, an unknown one and a malformed id", async () => {
@@ -310,5 +311,24 @@ describe('images', () => {
     expect(text.status).toBe(201);
     const c = await conversationOf(v.id);
     expect((await rowsOf(c.id)).map((m) => m.message)).toEqual(['Hello there', 'text is fine']);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the chat and widget calls', async () => {
+    const res = await call(t.app, 'GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/vms/conversations',
+        '/api/vms/messages/{visitor_id}',
+        '/api/vms/messages',
+        '/api/vms/visitor',
+        '/api/widget/visitors',
+        '/api/widget/messages',
+        '/api/widget/visitor',
+        '/api/widget/events',
+      ]),
+    );
   });
 });

@@ -14,7 +14,7 @@ import { visibleConversations } from '../../policies/conversations.js';
 import { type ConversationRow, presentConversation } from '../../presenters/conversation.js';
 import { conversationMessages, presentMessage } from '../../presenters/message.js';
 import type { VisitorRow } from '../../presenters/visitor.js';
-import { visibleVisitors } from '../visitors/visitors.js';
+import { visibleVisitors } from '../../policies/conversations.js';
 
 const secured = { security: [{ bearer: [] }] };
 // Any uuid shape; PostgreSQL throws on a malformed one, so it is checked before querying.
@@ -40,7 +40,7 @@ async function findVisibleVisitor(
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/conversations', { schema: { tags: ['conversations'], ...secured }, preHandler: authenticate }, async (request) => {
+  app.get('/conversations', { schema: { tags: ['conversations'], ...secured }, onRequest: authenticate }, async (request) => {
     const rows = await app.db
       .select({ conversation: conversations, name: visitors.name, email: visitors.email })
       .from(conversations)
@@ -54,7 +54,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
     '/messages/:visitor_id',
     {
       schema: { tags: ['conversations'], params: z.object({ visitor_id: z.string() }), querystring: sinceIdQuery, ...secured },
-      preHandler: authenticate,
+      onRequest: authenticate,
     },
     async (request) => {
       const { conversation } = await findVisibleVisitor(app.db, request.actor, request.params.visitor_id);
@@ -68,7 +68,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
     },
   );
 
-  app.post('/messages', { schema: { tags: ['conversations'], ...secured }, preHandler: authenticate }, async (request, reply) => {
+  app.post('/messages', { schema: { tags: ['conversations'], ...secured }, onRequest: authenticate }, async (request, reply) => {
     const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
     const input = parseOrThrow(consoleMessageSchema, form.fields);
     if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });

@@ -52,7 +52,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.get(
     '/widget/messages',
-    { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, preHandler: authenticateVisitor },
+    { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
       if (!conversation) return { message: 'success', data: [] };
@@ -62,7 +62,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.post(
     '/widget/messages',
-    { schema: { tags: ['widget'], ...visitorSecured }, preHandler: authenticateVisitor },
+    { schema: { tags: ['widget'], ...visitorSecured }, onRequest: authenticateVisitor },
     async (request, reply) => {
       const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
       const input = parseOrThrow(widgetMessageSchema, form.fields);
@@ -84,7 +84,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.patch(
     '/widget/visitor',
-    { schema: { tags: ['widget'], body: updateVisitorSchema, ...visitorSecured }, preHandler: authenticateVisitor },
+    { schema: { tags: ['widget'], body: updateVisitorSchema, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const { name, email, page_url: pageUrl } = request.body;
       const current = request.visitor;

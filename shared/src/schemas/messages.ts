@@ -14,7 +14,7 @@ export const messageText = z
 export const clientId = z
   .string({ error: 'client_id must be text' })
   .trim()
-  .min(1, { error: 'client_id must not be empty' })
+  .min(1, { error: 'client_id must not be empty', abort: true })
   .max(64, { error: 'client_id must be at most 64 characters' })
   .regex(/^[A-Za-z0-9_-]+$/, { error: 'client_id may only contain letters, digits, - and _' })
   .optional();

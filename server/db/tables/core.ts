@@ -1,0 +1,211 @@
+/** Accounts, users, tokens, settings, visitors, conversations, messages, plans, subscriptions, widget loads. */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+/** A business: one website widget, its team, its visitors and its plan. */
+export const accounts = pgTable('accounts', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  /** Public widget key pasted into the business's site; random, not derived from ids. */
+  widgetKey: text('widget_key').notNull().unique(),
+  websiteUrl: text('website_url').notNull().default(''),
+  phoneNumber: text('phone_number').notNull().default(''),
+  businessLocation: text('business_location').notNull().default(''),
+  createdAt: createdAt(),
+});
+
+export const roles = pgTable('roles', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull().unique(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    isAdmin: boolean('is_admin').notNull().default(false),
+    type: text('type', { enum: ['owner', 'team_member'] }).notNull(),
+    roleId: integer('role_id').references(() => roles.id),
+    status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],
+);
+
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** sha256 of the bearer token; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('auth_tokens_user_idx').on(t.userId)],
+);
+
+export const widgetSettings = pgTable('widget_settings', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  name: text('name').notNull().default(''),
+  title: text('title').notNull().default(''),
+  color: text('color').notNull().default('#667eea'),
+  avatar: text('avatar').notNull().default(''),
+  emailNotifications: jsonb('email_notifications')
+    .$type<{ newChats: boolean; offlineMessages: boolean; missedChats: boolean }>()
+    .notNull()
+    .default({ newChats: true, offlineMessages: true, missedChats: true }),
+  initialGreeting: text('initial_greeting').notNull().default('Hello! How can we assist you today?'),
+  followUpGreeting: text('follow_up_greeting').notNull().default('Feel free to ask any questions!'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const visitors = pgTable(
+  'visitors',
+  {
+    /** Random uuid: not guessable, safe to show in URLs. */
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    name: text('name').notNull().default(''),
+    email: text('email').notNull().default(''),
+    ip: text('ip').notNull().default(''),
+    country: text('country').notNull().default(''),
+    browser: text('browser').notNull().default(''),
+    os: text('os').notNull().default(''),
+    device: text('device').notNull().default(''),
+    currentPage: text('current_page').notNull().default(''),
+    referrer: text('referrer').notNull().default(''),
+    locale: text('locale').notNull().default(''),
+    pageViews: integer('page_views').notNull().default(1),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc())],
+);
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: serial('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    visitorId: uuid('visitor_id')
+      .notNull()
+      .references(() => visitors.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['open', 'closed'] }).notNull().default('open'),
+    assigneeId: integer('assignee_id').references(() => users.id, { onDelete: 'set null' }),
+    lastMessage: text('last_message').notNull().default(''),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true }),
+    unreadCount: integer('unread_count').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('conversations_visitor_idx').on(t.visitorId),
+    index('conversations_account_last_idx').on(t.accountId, t.lastMessageAt.desc()),
+    index('conversations_assignee_idx').on(t.assigneeId),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    clientId: text('client_id'),
+    senderType: text('sender_type', { enum: ['visitor', 'user', 'bot'] }).notNull(),
+    authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
+    message: text('message').notNull().default(''),
+    filePath: text('file_path').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('messages_client_id_idx').on(t.conversationId, t.clientId),
+    index('messages_conversation_id_idx').on(t.conversationId, t.id),
+  ],
+);
+
+export const plans = pgTable('plans', {
+  id: serial('id').primaryKey(),
+  code: text('code').notNull().unique(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  /** Dollars per month; null for a custom (contact sales) price. */
+  price: numeric('price', { precision: 10, scale: 2, mode: 'number' }),
+  features: jsonb('features').$type<string[]>().notNull(),
+  position: integer('position').notNull(),
+});
+
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: serial('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    planId: integer('plan_id')
+      .notNull()
+      .references(() => plans.id),
+    planName: text('plan_name').notNull(),
+    amount: numeric('amount', { precision: 10, scale: 2, mode: 'number' }).notNull(),
+    status: text('status').notNull(),
+    isActive: boolean('is_active').notNull().default(false),
+    paymentReference: text('payment_reference').unique(),
+    startDate: timestamp('start_date', { withTimezone: true }).notNull(),
+    expiryDate: timestamp('expiry_date', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('subscriptions_account_idx').on(t.accountId, t.createdAt.desc())],
+);
+
+/** One row per widget load on a host page; its status says how far it got (integration metrics). */
+export const widgetLoads = pgTable(
+  'widget_loads',
+  {
+    id: text('id').notNull(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['Active', 'Pending', 'Error'] }).notNull(),
+    detail: text('detail').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('widget_loads_account_id_idx').on(t.accountId, t.id),
+    index('widget_loads_account_created_idx').on(t.accountId, t.createdAt),
+  ],
+);
