@@ -12,6 +12,7 @@ import type { Database, Db } from './db/client.js';
 import { registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { createLimiter, type Limiter } from './services/rateLimit.js';
+import { DomainEvents } from './services/domainEvents.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
@@ -20,6 +21,11 @@ import conversationsRoutes from './routes/conversations/conversations.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
+import chatbotRoutes from './routes/chatbot/chatbot.js';
+import paymentsRoutes from './routes/payments/payments.js';
+import { registerJobs } from './jobs/plugin.js';
+import { registerAi } from './ai/plugin.js';
+import { registerRealtime } from './realtime/plugin.js';
 import settingsRoutes from './routes/settings/settings.js';
 import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
@@ -31,6 +37,7 @@ declare module 'fastify' {
     database: Database;
     db: Db;
     storage: Storage;
+    events: DomainEvents;
     redis: RedisClientType | undefined;
     limiters: { loginIp: Limiter; loginEmail: Limiter; registerIp: Limiter };
   }
@@ -73,6 +80,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('db', database.db);
   app.decorate('storage', new Storage(path.join(config.dataDir, 'storage')));
   app.decorate('redis', redis);
+  app.decorate('events', new DomainEvents(app.log));
   app.decorate('limiters', {
     loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis),
     loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis),
@@ -131,6 +139,13 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
+  await app.register(chatbotRoutes, { prefix: '/api' });
+  await app.register(paymentsRoutes, { prefix: '/api' });
+
+  // Called directly, not registered: they decorate the app and subscribe to app.events.
+  await registerJobs(app);
+  await registerAi(app);
+  await registerRealtime(app);
 
   // Called directly, not registered: its SPA fallback hook must see every request.
   await registerWebApp(app);

@@ -1,34 +1,51 @@
-import { createRootRoute, createRoute, createRouter, Outlet } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
 
-// The console's screens arrive with the console issue; this shell proves the build and routing.
+/**
+ * Every route of SPEC.md section 2. Each screen is its own lazily loaded chunk
+ * (screens/<Name>.tsx, default export). Signed-in screens sit under the `app` layout route,
+ * which waits for the auth check, redirects to /login without a user, and draws the sidebar.
+ */
 const rootRoute = createRootRoute({ component: () => <Outlet /> });
 
-const home = createRoute({
-  getParentRoute: () => rootRoute,
-  path: '/',
-  component: () => (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 640, margin: '4rem auto', padding: '0 1rem' }}>
-      <h1>Parley</h1>
-      <p>Live chat and visitor management for your website. Free trial: 14 days, no credit card.</p>
-      <p>
-        The API is running: see <a href="/api/openapi.json">/api/openapi.json</a>.
-      </p>
-      <a href="/features">Features</a>
-    </main>
-  ),
-});
+const screen = (load: () => Promise<{ default: React.ComponentType }>) => lazyRouteComponent(load);
 
-const placeholder = (path: string, title: string) =>
-  createRoute({ getParentRoute: () => rootRoute, path, component: () => <h1>{title}</h1> });
+const publicRoute = (path: string, load: () => Promise<{ default: React.ComponentType }>) =>
+  createRoute({ getParentRoute: () => rootRoute, path, component: screen(load) });
+
+const appLayout = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'app',
+  component: screen(() => import('./components/layout/AppLayout')),
+});
+const appRoute = (path: string, load: () => Promise<{ default: React.ComponentType }>) =>
+  createRoute({ getParentRoute: () => appLayout, path, component: screen(load) });
 
 const routeTree = rootRoute.addChildren([
-  home,
-  placeholder('/features', 'Features Page'),
-  placeholder('/pricing', 'Pricing Page'),
-  placeholder('/testimonials', 'Testimonials Page'),
+  publicRoute('/', () => import('./screens/Landing')),
+  publicRoute('/register', () => import('./screens/Register')),
+  publicRoute('/login', () => import('./screens/Login')),
+  publicRoute('/terms', () => import('./screens/Terms')),
+  publicRoute('/privacy', () => import('./screens/Privacy')),
+  publicRoute('/features', () => import('./screens/FeaturesPage')),
+  publicRoute('/pricing', () => import('./screens/PricingPage')),
+  publicRoute('/testimonials', () => import('./screens/TestimonialsPage')),
+  appLayout.addChildren([
+    appRoute('/dashboard', () => import('./screens/Dashboard')),
+    appRoute('/conversations', () => import('./screens/Conversations')),
+    appRoute('/visitors', () => import('./screens/Visitors')),
+    appRoute('/chatbots', () => import('./screens/Chatbot')),
+    appRoute('/integrations', () => import('./screens/Integration')),
+    appRoute('/team', () => import('./screens/Team')),
+    appRoute('/documentation', () => import('./screens/Documentation')),
+    appRoute('/subscription', () => import('./screens/Subscription')),
+    appRoute('/settings', () => import('./screens/Settings')),
+    appRoute('/widget-settings', () => import('./screens/onboarding/WidgetSettings')),
+    appRoute('/greetings', () => import('./screens/onboarding/Greetings')),
+    appRoute('/account-info', () => import('./screens/onboarding/AccountInfo')),
+  ]),
 ]);
 
-export const router = createRouter({ routeTree });
+export const router = createRouter({ routeTree, defaultPendingMinMs: 0 });
 
 declare module '@tanstack/react-router' {
   interface Register {

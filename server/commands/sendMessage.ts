@@ -5,6 +5,7 @@ import type { UploadedImage } from '../plugins/uploads.js';
 import type { ConversationRow } from '../presenters/conversation.js';
 import type { MessageRow } from '../presenters/message.js';
 import type { VisitorRow } from '../presenters/visitor.js';
+import type { DomainEvents } from '../services/domainEvents.js';
 import type { Storage } from '../services/storage.js';
 
 /** Shown as the conversation's last message when a message is only an image. */
@@ -12,8 +13,8 @@ export const IMAGE_PLACEHOLDER = '[image]';
 
 export interface SendMessageInput {
   visitor: VisitorRow;
-  /** 'visitor' from the widget, 'user' from the console. */
-  senderType: 'visitor' | 'user';
+  /** 'visitor' from the widget, 'user' from the console, 'bot' from the AI assistant. */
+  senderType: 'visitor' | 'user' | 'bot';
   /** The staff user for sender_type 'user'. */
   authorId: number | null;
   /** Already trimmed; may be '' when an image is sent. */
@@ -30,6 +31,8 @@ export interface SendMessageResult {
   authorName: string | null;
   /** false when the client_id was already stored: `message` is the earlier one, nothing changed. */
   created: boolean;
+  /** true when this message opened the visitor's conversation. */
+  conversationCreated: boolean;
 }
 
 async function findByClientId(db: Tx, visitorId: string, clientId: string): Promise<MessageRow | undefined> {
@@ -47,7 +50,19 @@ async function findByClientId(db: Tx, visitorId: string, clientId: string): Prom
  * inserts the message once per client_id, and updates the conversation's last message and
  * unread count, all in one transaction. Callers emit real-time events after it returns.
  */
-export async function sendMessage(deps: { db: Db; storage: Storage }, input: SendMessageInput): Promise<SendMessageResult> {
+export async function sendMessage(
+  deps: { db: Db; storage: Storage; events: DomainEvents },
+  input: SendMessageInput,
+): Promise<SendMessageResult> {
+  const result = await storeMessage(deps, input);
+  // After the commit: real-time push, notifications and learning react to it.
+  if (result.created) {
+    await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...result });
+  }
+  return result;
+}
+
+async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessageInput): Promise<SendMessageResult> {
   const { db, storage } = deps;
   const { visitor, clientId } = input;
   const accountId = visitor.accountId;
@@ -62,7 +77,11 @@ export async function sendMessage(deps: { db: Db; storage: Storage }, input: Sen
 
   return db.transaction(async (tx) => {
     // Two first messages at once: the unique index on visitor_id keeps one conversation.
-    await tx.insert(conversations).values({ accountId, visitorId: visitor.id }).onConflictDoNothing({ target: conversations.visitorId });
+    const opened = await tx
+      .insert(conversations)
+      .values({ accountId, visitorId: visitor.id })
+      .onConflictDoNothing({ target: conversations.visitorId })
+      .returning({ id: conversations.id });
     const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
     if (!conversation) throw new Error('conversation missing after insert');
 
@@ -113,6 +132,7 @@ export async function sendMessage(deps: { db: Db; storage: Storage }, input: Sen
       visitor: current,
       authorName: await authorNameOf(tx, inserted.authorId),
       created: true,
+      conversationCreated: opened.length > 0,
     };
   });
 }
@@ -126,5 +146,5 @@ async function authorNameOf(db: Tx, authorId: number | null): Promise<string | n
 async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise<SendMessageResult> {
   const [conversation] = await db.select().from(conversations).where(eq(conversations.id, message.conversationId));
   if (!conversation) throw new Error('message without conversation');
-  return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false };
+  return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false, conversationCreated: false };
 }

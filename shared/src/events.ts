@@ -1,12 +1,62 @@
-/** Real-time event names, `<resource>.<action>`, used by the server, the console and the widget. */
+import type { ConversationDto, MessageDto } from './types.js';
+
+/**
+ * Real-time vocabulary, `<resource>.<action>`, used by the server's emitters, the console and
+ * the widget. Sockets connect to the server's Socket.IO endpoint (`/socket.io`):
+ * - console: `io(BASE, { auth: { token } })` with the console bearer token;
+ * - widget:  `io(BASE, { auth: { widget_key, visitor_token } })`.
+ * Images are sent over REST (multipart); everything the REST calls store is pushed here too.
+ */
 export const EVENTS = {
+  /** server -> console and widget: a stored message. Payload MessageCreatedPayload. */
   messageCreated: 'message.created',
+  /** both ways: someone read up to last_id. Payload SeenPayload. */
   messageSeen: 'message.seen',
+  /** server -> console: a conversation appeared / changed (last message, assignee, unread). */
   conversationCreated: 'conversation.created',
   conversationUpdated: 'conversation.updated',
+  /** server -> console: widget presence. Payload VisitorPresencePayload. */
   visitorOnline: 'visitor.online',
   visitorOffline: 'visitor.offline',
+  /** widget -> server (page_url) and server -> console (visitor_id, page_url). */
   visitorPage: 'visitor.page',
+  /** both ways. Payload TypingPayload. */
   typing: 'typing',
+  /** client -> server with an ack: send a text message. Payload SendPayload, ack SendAck. */
+  messageSend: 'message.send',
+  /** server -> console: agent presence changed (for the widget's "agent online"). */
+  agentPresence: 'agent.presence',
 } as const;
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS];
+
+export interface MessageCreatedPayload {
+  message: MessageDto;
+  /** Console only: the conversation after the message. */
+  conversation?: ConversationDto;
+}
+export interface ConversationPayload {
+  conversation: ConversationDto;
+}
+export interface VisitorPresencePayload {
+  visitor_id: string;
+  page_url?: string;
+}
+export interface TypingPayload {
+  /** Console -> server and server -> console: which conversation. Widget: omitted. */
+  visitor_id?: string;
+  typing: boolean;
+  from?: 'visitor' | 'agent';
+  name?: string;
+}
+export interface SeenPayload {
+  visitor_id?: string;
+  last_id: number;
+  by?: 'visitor' | 'agent';
+}
+export interface SendPayload {
+  /** Console only. */
+  visitor_id?: string;
+  message: string;
+  client_id: string;
+}
+export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: number; message: string; errors?: Record<string, string[]> };

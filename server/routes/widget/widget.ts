@@ -47,6 +47,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       referrer: body.referrer,
       locale: body.locale,
     });
+    await app.events.emit('visitor.created', { accountId: visitor.accountId, visitor });
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
   });
 
@@ -100,6 +101,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
         .where(eq(visitors.id, current.id))
         .returning();
       if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
+      await app.events.emit('visitor.updated', { accountId: visitor.accountId, visitor, pageChanged: movedPage });
       return { message: 'success', data: presentVisitor(visitor) };
     },
   );

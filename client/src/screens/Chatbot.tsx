@@ -1,0 +1,3 @@
+export default function Chatbot() {
+  return <h1>Chatbot</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Documentation() {
+  return <h1>Documentation</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Integration() {
+  return <h1>Integration</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Privacy() {
+  return <h1>Privacy</h1>;
+}

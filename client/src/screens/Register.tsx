@@ -1,0 +1,3 @@
+export default function Register() {
+  return <h1>Register</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Subscription() {
+  return <h1>Subscription</h1>;
+}

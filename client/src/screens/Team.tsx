@@ -1,0 +1,3 @@
+export default function Team() {
+  return <h1>Team</h1>;
+}

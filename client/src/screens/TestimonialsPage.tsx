@@ -1,0 +1,4 @@
+/** Placeholder page: SPEC.md shows only a plain title. */
+export default function TestimonialsPage() {
+  return <h1>Testimonials Page</h1>;
+}

@@ -1,0 +1,3 @@
+export default function Visitors() {
+  return <h1>Visitors</h1>;
+}

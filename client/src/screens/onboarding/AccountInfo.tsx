@@ -1,0 +1,3 @@
+export default function AccountInfo() {
+  return <h1>AccountInfo</h1>;
+}

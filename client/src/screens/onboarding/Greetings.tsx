@@ -1,0 +1,3 @@
+export default function Greetings() {
+  return <h1>Greetings</h1>;
+}

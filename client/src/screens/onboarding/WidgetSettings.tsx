@@ -1,0 +1,3 @@
+export default function WidgetSettings() {
+  return <h1>WidgetSettings</h1>;
+}

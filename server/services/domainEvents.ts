@@ -1,0 +1,53 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { conversations, messages, visitors } from '../db/schema.js';
+
+type Row<T extends { $inferSelect: unknown }> = T['$inferSelect'];
+
+/**
+ * What happened, told after the write committed. The real-time layer, notifications (jobs) and
+ * the AI assistant subscribe; commands and routes only emit. One place, so a new reaction to a
+ * message never means editing the routes that store it.
+ */
+export interface DomainEventMap {
+  /** A message was stored (created: false for a retried client_id: nothing new). */
+  'message.stored': {
+    accountId: string;
+    message: Row<typeof messages>;
+    conversation: Row<typeof conversations>;
+    visitor: Row<typeof visitors>;
+    authorName: string | null;
+    created: boolean;
+    /** True when this message opened the conversation. */
+    conversationCreated: boolean;
+  };
+  /** A new visitor arrived through the widget. */
+  'visitor.created': { accountId: string; visitor: Row<typeof visitors> };
+  /** A visitor's details or page changed. */
+  'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean };
+  /** Conversations changed assignee (team assignment, member deleted). */
+  'conversations.assigned': { accountId: string; conversationIds: number[] };
+  /** A visitor left a message through the offline form. */
+  'offline.message': { accountId: string; visitor: Row<typeof visitors>; email: string; message: string };
+}
+
+type Handler<K extends keyof DomainEventMap> = (payload: DomainEventMap[K]) => Promise<void> | void;
+
+export class DomainEvents {
+  private handlers = new Map<keyof DomainEventMap, Handler<never>[]>();
+  constructor(private log: FastifyBaseLogger) {}
+
+  on<K extends keyof DomainEventMap>(name: K, handler: Handler<K>): void {
+    const list = this.handlers.get(name) ?? [];
+    list.push(handler as Handler<never>);
+    this.handlers.set(name, list);
+  }
+
+  /** Runs every handler; one failing is logged and never fails the request that emitted. */
+  async emit<K extends keyof DomainEventMap>(name: K, payload: DomainEventMap[K]): Promise<void> {
+    const list = (this.handlers.get(name) ?? []) as Handler<K>[];
+    const results = await Promise.allSettled(list.map((h) => h(payload)));
+    for (const r of results) {
+      if (r.status === 'rejected') this.log.error({ err: r.reason, event: name }, 'domain event handler failed');
+    }
+  }
+}
