@@ -3,3 +3,7 @@
  * a change to a table is a new migration file (NNNN_area.sql), never an edit of an applied one.
  */
 export * from './tables/core.js';
+export * from './tables/ai.js';
+export * from './tables/billing.js';
+export * from './tables/jobs.js';
+export * from './tables/realtime.js';

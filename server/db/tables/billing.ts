@@ -1,0 +1,2 @@
+// Tables of the billing area; migration: migrations/ (see db/migrate.ts).
+export {};

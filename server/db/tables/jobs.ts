@@ -1,0 +1,2 @@
+// Tables of the jobs area; migration: migrations/ (see db/migrate.ts).
+export {};
