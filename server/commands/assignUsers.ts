@@ -13,12 +13,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the member as assignee, the member's other conversations become unassigned. All or nothing:
  * an id that is not a visitor with a conversation in the actor's account changes nothing (422).
  */
-export async function assignUsers(db: Db, actor: Actor, memberId: number, visitorIds: string[]): Promise<void> {
+/** Returns the ids of the conversations whose assignee may have changed. */
+export async function assignUsers(db: Db, actor: Actor, memberId: number, visitorIds: string[]): Promise<number[]> {
   // Malformed ids would make PostgreSQL throw on the uuid column; they are simply "not found".
   if (!visitorIds.every((id) => UUID.test(id))) throw validationError({ user_ids: [USERS_NOT_FOUND] });
   const wanted = [...new Set(visitorIds.map((id) => id.toLowerCase()))];
 
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     // Locked so a concurrent delete of the member waits instead of breaking the assignee foreign key.
     const [member] = await tx
       .select({ id: users.id })
@@ -39,15 +40,19 @@ export async function assignUsers(db: Db, actor: Actor, memberId: number, visito
     }
 
     const theirs = and(scope, eq(conversations.assigneeId, member.id));
-    await tx
+    const released = await tx
       .update(conversations)
       .set({ assigneeId: null })
-      .where(wanted.length > 0 ? and(theirs, notInArray(conversations.visitorId, wanted)) : theirs);
-    if (wanted.length > 0) {
-      await tx
-        .update(conversations)
-        .set({ assigneeId: member.id })
-        .where(and(scope, inArray(conversations.visitorId, wanted)));
-    }
+      .where(wanted.length > 0 ? and(theirs, notInArray(conversations.visitorId, wanted)) : theirs)
+      .returning({ id: conversations.id });
+    const taken =
+      wanted.length > 0
+        ? await tx
+            .update(conversations)
+            .set({ assigneeId: member.id })
+            .where(and(scope, inArray(conversations.visitorId, wanted)))
+            .returning({ id: conversations.id })
+        : [];
+    return [...released, ...taken].map((c) => c.id);
   });
 }

@@ -1,4 +1,79 @@
+import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
+import { createClient } from 'redis';
+import { Server } from 'socket.io';
+import { useLivePresence } from '../services/presence.js';
+import { authenticateSocket, type SocketData } from './auth.js';
+import { rooms } from './audience.js';
+import { onConsoleSocket } from './consoleSocket.js';
+import { subscribePush } from './push.js';
+import { onWidgetSocket } from './widgetSocket.js';
 
-/** Socket.IO on the Fastify server: console and widget sockets, rooms, presence, push. */
-export async function registerRealtime(_app: FastifyInstance): Promise<void> {}
+declare module 'fastify' {
+  interface FastifyInstance {
+    io: Server;
+    /** Whether any console socket of the account is connected, on any node. */
+    agentsOnline(accountId: string): Promise<boolean>;
+  }
+}
+
+/** Largest frame a socket may send: a 5000-character message in 4-byte UTF-8 plus its envelope. */
+const MAX_FRAME_BYTES = 32 * 1024;
+
+/**
+ * Socket.IO on the Fastify server. Console sockets authenticate with the bearer token, widget
+ * sockets with the widget key and the visitor token, both in the handshake `auth`. With
+ * REDIS_URL the Redis adapter carries events between nodes; otherwise the in-memory adapter.
+ */
+export async function registerRealtime(app: FastifyInstance): Promise<void> {
+  const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(app.server, {
+    path: '/socket.io',
+    serveClient: false,
+    maxHttpBufferSize: MAX_FRAME_BYTES,
+    // Widget sockets come from any site; console sockets' Origin is checked in authenticateSocket.
+    cors: { origin: true, methods: ['GET', 'POST'] },
+  });
+
+  if (app.config.redisUrl) {
+    const pub = createClient({ url: app.config.redisUrl });
+    const sub = pub.duplicate();
+    // Without listeners a Redis restart would crash the process; node-redis reconnects and resubscribes.
+    pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
+    sub.on('error', (err) => app.log.warn({ err }, 'socket.io redis subscriber error'));
+    await Promise.all([pub.connect(), sub.connect()]);
+    io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
+    app.addHook('onClose', async () => {
+      await Promise.allSettled([pub.quit(), sub.quit()]);
+    });
+  }
+
+  app.decorate('io', io as unknown as Server);
+  const agentsOnline = async (accountId: string) => {
+    try {
+      return (await io.in(rooms.console(accountId)).fetchSockets()).length > 0;
+    } catch {
+      return false; // another node did not answer in time: presence is best effort
+    }
+  };
+  app.decorate('agentsOnline', agentsOnline);
+  useLivePresence(app.db, agentsOnline);
+
+  io.use((socket, next) => {
+    authenticateSocket(app, socket).then(
+      () => next(),
+      (err: Error) => next(err),
+    );
+  });
+  io.on('connection', (socket) => {
+    if (socket.data.kind === 'console') onConsoleSocket(app, socket);
+    else onWidgetSocket(app, socket);
+  });
+  subscribePush(app);
+
+  app.addHook('onClose', async () => {
+    io.disconnectSockets(true);
+    await new Promise<void>((resolve) => {
+      io.close(() => resolve());
+    });
+  });
+}

@@ -26,6 +26,13 @@ export interface DomainEventMap {
   'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean };
   /** Conversations changed assignee (team assignment, member deleted). */
   'conversations.assigned': { accountId: string; conversationIds: number[] };
+  /**
+   * Sessions ended (logout, password change, member or account deleted): their live sockets
+   * must close at once. Any combination of the fields narrows or widens what is closed.
+   */
+  'sessions.revoked': { tokenHash?: string; userId?: number; exceptTokenHash?: string; accountId?: string };
+  /** A conversation was read by an agent (unread reset). */
+  'conversation.read': { accountId: string; conversation: Row<typeof conversations>; lastId: number };
   /** A visitor left a message through the offline form. */
   'offline.message': { accountId: string; visitor: Row<typeof visitors>; email: string; message: string };
 }

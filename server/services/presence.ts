@@ -2,14 +2,23 @@ import { and, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
 
-/** How recently a console session must have been used for its agent to count as online. */
-export const AGENT_ONLINE_WINDOW_MS = 5 * 60_000;
-
 /**
- * Whether any agent of the account is online. Until live sockets track presence, a console
- * session used within the window counts as online.
+ * A console session used this recently counts as an online agent even without a socket (the
+ * console's 10-second polling fallback refreshes last_used_at every minute).
  */
+export const AGENT_ONLINE_WINDOW_MS = 90_000;
+
+/** Live socket presence, registered by the real-time layer for its app's database. */
+const livePresence = new WeakMap<Db, (accountId: string) => Promise<boolean>>();
+
+export function useLivePresence(db: Db, check: (accountId: string) => Promise<boolean>): void {
+  livePresence.set(db, check);
+}
+
+/** Whether any agent of the account is online: a connected console socket (any node), or a recently used session. */
 export async function isAgentOnline(db: Db, accountId: string, now = new Date()): Promise<boolean> {
+  const live = livePresence.get(db);
+  if (live && (await live(accountId))) return true;
   const [row] = await db
     .select({ id: authTokens.id })
     .from(authTokens)

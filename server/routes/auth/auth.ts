@@ -58,6 +58,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
 
   app.post('/logout', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     await app.db.delete(authTokens).where(eq(authTokens.tokenHash, request.actor.tokenHash));
+    await app.events.emit('sessions.revoked', { tokenHash: request.actor.tokenHash });
     return { message: 'success' };
   });
 
@@ -99,6 +100,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
           .delete(authTokens)
           .where(and(eq(authTokens.userId, request.actor.id), ne(authTokens.tokenHash, request.actor.tokenHash)));
       });
+      await app.events.emit('sessions.revoked', { userId: request.actor.id, exceptTokenHash: request.actor.tokenHash });
       return { message: 'success' };
     },
   );
@@ -106,6 +108,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   app.delete('/user/delete', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'account.delete');
     await deleteAccount(app, request.actor.accountId);
+    await app.events.emit('sessions.revoked', { accountId: request.actor.accountId });
     return { message: 'success' };
   });
 

@@ -3,40 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, consoleMessageSchema, sinceIdQuery } from '@parley/shared';
+import { markConversationRead } from '../../commands/markConversationRead.js';
 import { sendMessage } from '../../commands/sendMessage.js';
-import type { Db } from '../../db/client.js';
 import { conversations, visitors } from '../../db/schema.js';
-import { HttpError, notFound, parseOrThrow } from '../../errors.js';
+import { HttpError, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
-import { authorize, type Actor } from '../../policies/index.js';
-import { visibleConversations } from '../../policies/conversations.js';
-import { type ConversationRow, presentConversation } from '../../presenters/conversation.js';
+import { authorize } from '../../policies/index.js';
+import { findVisibleVisitor, visibleConversations } from '../../policies/conversations.js';
+import { presentConversation } from '../../presenters/conversation.js';
 import { conversationMessages, presentMessage } from '../../presenters/message.js';
-import type { VisitorRow } from '../../presenters/visitor.js';
-import { visibleVisitors } from '../../policies/conversations.js';
 
 const secured = { security: [{ bearer: [] }] };
-// Any uuid shape; PostgreSQL throws on a malformed one, so it is checked before querying.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The visitor (and conversation, if any) when it exists in the actor's account and is visible to them; else 404. */
-async function findVisibleVisitor(
-  db: Db,
-  actor: Actor,
-  visitorId: string,
-): Promise<{ visitor: VisitorRow; conversation: ConversationRow | null }> {
-  if (!UUID.test(visitorId)) throw notFound('Visitor not found');
-  const [row] = await db
-    .select({ visitor: visitors, conversation: conversations })
-    .from(visitors)
-    .leftJoin(conversations, eq(conversations.visitorId, visitors.id))
-    .where(and(eq(visitors.id, visitorId), visibleVisitors(actor)))
-    .limit(1);
-  if (!row) throw notFound('Visitor not found');
-  return row;
-}
-
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -61,10 +39,11 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       if (!conversation) return { message: 'success', data: [] };
       const { since_id: sinceId } = request.query;
       // Opening a conversation (a first load, not a poll) marks it read.
+      const data = await conversationMessages(app.db, conversation, sinceId);
       if (sinceId === undefined && conversation.unreadCount > 0) {
-        await app.db.update(conversations).set({ unreadCount: 0 }).where(eq(conversations.id, conversation.id));
+        await markConversationRead(app, conversation, data.at(-1)?.id ?? 0);
       }
-      return { message: 'success', data: await conversationMessages(app.db, conversation, sinceId) };
+      return { message: 'success', data };
     },
   );
 

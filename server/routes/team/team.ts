@@ -92,7 +92,10 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
 
   app.delete('/team/:id', { schema: { tags: ['team'], params: memberParams, ...secured }, onRequest }, async (request) => {
     const id = parseMemberId(request.params.id);
-    if (!(await deleteTeamMember(app.db, request.actor.accountId, id))) throw notFound();
+    const { deleted, unassigned } = await deleteTeamMember(app.db, request.actor.accountId, id);
+    if (!deleted) throw notFound();
+    await app.events.emit('sessions.revoked', { userId: id });
+    await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: unassigned });
     return { message: 'success' };
   });
 
@@ -101,7 +104,8 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     { schema: { tags: ['team'], params: memberParams, body: assignUsersSchema, ...secured }, onRequest },
     async (request) => {
       const id = parseMemberId(request.params.id);
-      await assignUsers(app.db, request.actor, id, request.body.user_ids);
+      const changed = await assignUsers(app.db, request.actor, id, request.body.user_ids);
+      await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: changed });
       return { message: 'success', data: await loadMember(app.db, request.actor, id) };
     },
   );

@@ -12,6 +12,7 @@ import {
   widgetMessageSchema,
 } from '@parley/shared';
 import { createVisitor } from '../../commands/createVisitor.js';
+import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
 import { accounts, conversations, visitors, widgetLoads } from '../../db/schema.js';
@@ -88,20 +89,8 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     { schema: { tags: ['widget'], body: updateVisitorSchema, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const { name, email, page_url: pageUrl } = request.body;
-      const current = request.visitor;
-      const movedPage = pageUrl !== undefined && pageUrl !== '' && pageUrl !== current.currentPage;
-      const [visitor] = await app.db
-        .update(visitors)
-        .set({
-          ...(name !== undefined ? { name } : {}),
-          ...(email !== undefined ? { email } : {}),
-          ...(movedPage ? { currentPage: pageUrl, pageViews: sql`${visitors.pageViews} + 1` } : {}),
-          lastSeenAt: new Date(),
-        })
-        .where(eq(visitors.id, current.id))
-        .returning();
+      const visitor = await updateVisitor(app, request.visitor, { name, email, pageUrl });
       if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
-      await app.events.emit('visitor.updated', { accountId: visitor.accountId, visitor, pageChanged: movedPage });
       return { message: 'success', data: presentVisitor(visitor) };
     },
   );

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { Socket } from 'socket.io';
+import { eq } from 'drizzle-orm';
+import { accounts } from '../db/schema.js';
+import { actorForToken } from '../plugins/auth.js';
+import { visitorForToken } from '../plugins/visitorAuth.js';
+import type { Actor } from '../policies/actor.js';
+import type { VisitorRow } from '../presenters/visitor.js';
+import { consoleRooms, rooms } from './audience.js';
+
+export type SocketData =
+  | { kind: 'console'; actor: Actor }
+  | { kind: 'widget'; visitor: VisitorRow; accountId: string };
+
+/** Errors a client sees in connect_error; the same words as the HTTP envelope. */
+const refuse = (message: string, status: number) => Object.assign(new Error(message), { data: { status, message } });
+
+const text = (v: unknown, max = 512): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
+
+/** Browsers always send Origin on a WebSocket; a console socket must come from the console's own origin. */
+function consoleOriginAllowed(app: FastifyInstance, socket: Socket): boolean {
+  const origin = socket.handshake.headers.origin;
+  if (!origin) return true; // not a browser: the token alone decides
+  const host = socket.handshake.headers.host;
+  if (host && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  if (app.config.publicUrl && origin === app.config.publicUrl) return true;
+  return app.config.consoleOrigins.includes(origin);
+}
+
+export async function authenticateSocket(app: FastifyInstance, socket: Socket): Promise<void> {
+  const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
+  const token = text(auth.token);
+  if (token) {
+    if (!consoleOriginAllowed(app, socket)) throw refuse('Origin not allowed', 403);
+    const actor = await actorForToken(app.db, token);
+    if (!actor) throw refuse('Unauthenticated', 401);
+    socket.data = { kind: 'console', actor } satisfies SocketData;
+    await socket.join(consoleRooms(actor));
+    return;
+  }
+  const widgetKey = text(auth.widget_key, 64);
+  const visitorToken = text(auth.visitor_token);
+  if (!widgetKey || !visitorToken) throw refuse('No authentication token found', 401);
+  const visitor = await visitorForToken(app.db, visitorToken);
+  if (!visitor) throw refuse('Unauthenticated', 401);
+  const [account] = await app.db.select({ key: accounts.widgetKey }).from(accounts).where(eq(accounts.id, visitor.accountId));
+  // A visitor token only ever reaches its own conversation, and only through its own widget.
+  if (account?.key !== widgetKey) throw refuse('Unauthenticated', 401);
+  socket.data = { kind: 'widget', visitor, accountId: visitor.accountId } satisfies SocketData;
+  await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
+}

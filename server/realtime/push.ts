@@ -1,0 +1,56 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { EVENTS } from '@parley/shared';
+import { conversations, visitors } from '../db/schema.js';
+import { presentConversation } from '../presenters/conversation.js';
+import { presentMessage } from '../presenters/message.js';
+import { conversationAudience, rooms, visitorAudience } from './audience.js';
+
+/**
+ * The one place that turns committed changes (domain events) into socket pushes and decides
+ * their audience. Payloads use the same presenters as HTTP.
+ */
+export function subscribePush(app: FastifyInstance): void {
+  const io = app.io;
+
+  app.events.on('message.stored', ({ message, conversation, visitor, authorName, conversationCreated }) => {
+    const messageDto = presentMessage(message, visitor.id, authorName);
+    const conversationDto = presentConversation(conversation, visitor);
+    const audience = conversationAudience(conversation);
+    io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
+    io.to(audience).emit(conversationCreated ? EVENTS.conversationCreated : EVENTS.conversationUpdated, { conversation: conversationDto });
+    io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+  });
+
+  app.events.on('visitor.updated', async ({ accountId, visitor, pageChanged }) => {
+    if (!pageChanged) return;
+    const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
+    io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
+  });
+
+  app.events.on('conversation.read', async ({ conversation, lastId }) => {
+    const [visitor] = await app.db.select().from(visitors).where(eq(visitors.id, conversation.visitorId));
+    if (!visitor) return;
+    io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageSeen, { last_id: lastId, by: 'agent' });
+    io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
+  });
+
+  app.events.on('conversations.assigned', async ({ conversationIds }) => {
+    if (conversationIds.length === 0) return;
+    const rows = await app.db
+      .select({ conversation: conversations, visitor: visitors })
+      .from(conversations)
+      .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+      .where(inArray(conversations.id, conversationIds));
+    for (const { conversation, visitor } of rows) {
+      io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
+    }
+  });
+
+  app.events.on('sessions.revoked', ({ tokenHash, userId, exceptTokenHash, accountId }) => {
+    let target = accountId ? io.in([rooms.console(accountId), rooms.widgets(accountId)]) : tokenHash ? io.in(rooms.token(tokenHash)) : userId !== undefined ? io.in(rooms.user(userId)) : undefined;
+    if (!target) return;
+    if (exceptTokenHash) target = target.except(rooms.token(exceptTokenHash));
+    target.disconnectSockets(true);
+  });
+}

@@ -1,0 +1,182 @@
+import type { Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EVENTS } from '@parley/shared';
+import { createTestApp, type TestApp } from '../test/harness.js';
+import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
+import { assignConversation, buildChattingVisitor, buildVisitor } from '../test/chatFactories.js';
+import { connect, connected, emitAck, listen, next, silence } from '../test/sockets.js';
+
+let t: TestApp;
+let base: string;
+let owner: TestOwner;
+const open: Socket[] = [];
+const track = (s: Socket) => (open.push(s), s);
+
+beforeAll(async () => {
+  t = await createTestApp();
+  base = await listen(t.app);
+  owner = await buildAccount(t.app);
+});
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+afterAll(() => t.close());
+
+const agentSocket = async (token: string) => {
+  const s = track(connect(base, { token }));
+  await connected(s);
+  return s;
+};
+const widgetSocket = async (visitorToken: string, widgetKey = owner.widgetKey) => {
+  const s = track(connect(base, { widget_key: widgetKey, visitor_token: visitorToken }));
+  await connected(s);
+  return s;
+};
+
+describe('socket authentication', () => {
+  it('refuses a missing or bad token, a wrong widget key, and a console socket from a foreign origin', async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const other = await buildAccount(t.app);
+    const bad = [
+      connect(base, {}),
+      connect(base, { token: 'forged' }),
+      connect(base, { widget_key: 'nope', visitor_token: 'nope' }),
+      connect(base, { widget_key: other.widgetKey, visitor_token: visitor.token }),
+      connect(base, { token: owner.token }, { origin: 'https://evil.example' }),
+    ];
+    const attempts = bad.map((s) => connected(track(s)));
+    for (const attempt of attempts) await expect(attempt).rejects.toThrow();
+    // The same widget from any origin is fine: it is embedded in other sites.
+    const fromSite = track(connect(base, { widget_key: owner.widgetKey, visitor_token: visitor.token }, { origin: 'https://shop.example' }));
+    await connected(fromSite);
+  });
+});
+
+describe('live chat on one node', () => {
+  it('delivers visitor and agent messages both ways, stored first, with typing and seen', async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey, { name: 'Live Lara' });
+    const agent = await agentSocket(owner.token);
+    const widget = await widgetSocket(visitor.token);
+
+    const arrived = next(agent, EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id);
+    const created = next(agent, EVENTS.conversationCreated, (p) => p.conversation.visitor_id === visitor.id);
+    const ack = await emitAck(widget, EVENTS.messageSend, { message: 'Is anyone there?', client_id: 'w-1' });
+    expect(ack.ok).toBe(true);
+    const pushed = await arrived;
+    expect(pushed.message).toEqual(ack.data);
+    expect(pushed.conversation.visitor_name).toBe('Live Lara');
+    expect((await created).conversation.unread_count).toBe(1);
+
+    const typing = next(widget, EVENTS.typing);
+    agent.emit(EVENTS.typing, { visitor_id: visitor.id, typing: true });
+    expect(await typing).toEqual({ typing: true, from: 'agent', name: 'Olivia Owner' });
+    const visitorTyping = next(agent, EVENTS.typing, (p) => p.visitor_id === visitor.id);
+    widget.emit(EVENTS.typing, { typing: true });
+    expect(await visitorTyping).toEqual({ visitor_id: visitor.id, typing: true, from: 'visitor' });
+
+    const reply = next(widget, EVENTS.messageCreated);
+    const agentAck = await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'Yes, hello!', client_id: 'a-1' });
+    expect(agentAck.ok).toBe(true);
+    expect((await reply).message).toMatchObject({ message: 'Yes, hello!', sender_type: 'user', author_name: 'Olivia Owner' });
+
+    const seen = next(widget, EVENTS.messageSeen);
+    await emitAck(agent, EVENTS.messageSeen, { visitor_id: visitor.id, last_id: agentAck.data.id });
+    expect(await seen).toEqual({ last_id: agentAck.data.id, by: 'agent' });
+
+    // Both paths give the same result: the REST history holds exactly what the sockets carried.
+    const history = await call(t.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
+    expect(history.body.data.map((m: { id: number }) => m.id)).toEqual([ack.data.id, agentAck.data.id]);
+  });
+
+  it('answers a retried send with the same stored message, and pushes it once', async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const widget = await widgetSocket(visitor.token);
+    const agent = await agentSocket(owner.token);
+    const pushes: number[] = [];
+    agent.on(EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id && pushes.push(p.message.id));
+    const first = await emitAck(widget, EVENTS.messageSend, { message: 'once', client_id: 'retry-1' });
+    const again = await emitAck(widget, EVENTS.messageSend, { message: 'once', client_id: 'retry-1' });
+    expect(again.data).toEqual(first.data);
+    await silence(agent, 'never', 300);
+    expect(pushes).toEqual([first.data.id]);
+  });
+
+  it('refuses invalid sends in the envelope words, storing nothing', async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const widget = await widgetSocket(visitor.token);
+    expect(await emitAck(widget, EVENTS.messageSend, { message: '   ', client_id: 'x1' })).toMatchObject({ ok: false, status: 422, message: 'Message or image is required' });
+    expect(await emitAck(widget, EVENTS.messageSend, { message: 'hi' })).toMatchObject({ ok: false, status: 422 });
+    expect(await emitAck(widget, EVENTS.messageSend, 'junk')).toMatchObject({ ok: false, status: 422 });
+    const agent = await agentSocket(owner.token);
+    expect(await emitAck(agent, EVENTS.messageSend, { visitor_id: '00000000-0000-4000-8000-000000000000', message: 'hi', client_id: 'x2' })).toMatchObject({ ok: false, status: 404 });
+    const msgs = await call(t.app, 'GET', '/api/widget/messages', { token: visitor.token });
+    expect(msgs.body.data).toEqual([]);
+  });
+
+  it('pushes messages stored through REST too, and only to those who may see them', async () => {
+    const agentA = await buildMember(t.app, owner, 'Agent');
+    const agentB = await buildMember(t.app, owner, 'Agent');
+    const visitor = await buildChattingVisitor(t.app, owner.widgetKey, 'first');
+    await assignConversation(t.app, visitor.id, agentA.id);
+    const sockA = await agentSocket(agentA.token);
+    const sockB = await agentSocket(agentB.token);
+    const ownerSock = await agentSocket(owner.token);
+    const other = await buildAccount(t.app);
+    const stranger = await agentSocket(other.token);
+
+    const toA = next(sockA, EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id);
+    const toOwner = next(ownerSock, EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id);
+    const notB = silence(sockB, EVENTS.messageCreated, 500);
+    const notStranger = silence(stranger, EVENTS.messageCreated, 500);
+    const res = await call(t.app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'via REST', client_id: 'rest-1' } });
+    expect(res.status).toBe(201);
+    expect((await toA).message.id).toBe(res.body.data.id);
+    expect((await toOwner).message.id).toBe(res.body.data.id);
+    await notB;
+    await notStranger;
+    // Agent B may not type into or send to a conversation assigned to A.
+    expect(await emitAck(sockB, EVENTS.messageSend, { visitor_id: visitor.id, message: 'sneaky', client_id: 'b-1' })).toMatchObject({ ok: false, status: 404 });
+  });
+
+  it('tells the console when a visitor comes online, changes page and leaves', async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey, { page_url: 'https://shop.example/' });
+    const agent = await agentSocket(owner.token);
+    const online = next(agent, EVENTS.visitorOnline, (p) => p.visitor_id === visitor.id);
+    const widget = await widgetSocket(visitor.token);
+    expect((await online).page_url).toBe('https://shop.example/');
+    const page = next(agent, EVENTS.visitorPage, (p) => p.visitor_id === visitor.id);
+    await emitAck(widget, EVENTS.visitorPage, { page_url: 'https://shop.example/pricing' });
+    expect((await page).page_url).toBe('https://shop.example/pricing');
+    const offline = next(agent, EVENTS.visitorOffline, (p) => p.visitor_id === visitor.id);
+    widget.close();
+    await offline;
+  });
+
+  it('closes live sockets at once when their session ends', async () => {
+    const login = await call(t.app, 'POST', '/api/vms/login', { body: { email: owner.email, password: owner.password } });
+    const sock = await agentSocket(login.body.token);
+    const closed = new Promise((r) => sock.once('disconnect', r));
+    await call(t.app, 'POST', '/api/vms/logout', { token: login.body.token });
+    await closed;
+    const member = await buildMember(t.app, owner, 'Agent');
+    const memberSock = await agentSocket(member.token);
+    const memberClosed = new Promise((r) => memberSock.once('disconnect', r));
+    expect((await call(t.app, 'DELETE', `/api/vms/team/${member.id}`, { token: owner.token })).status).toBe(200);
+    await memberClosed;
+  });
+
+  it('tells widgets whether an agent is online', async () => {
+    const acct = await buildAccount(t.app);
+    const visitor = await buildVisitor(t.app, acct.widgetKey);
+    const widget = track(connect(base, { widget_key: acct.widgetKey, visitor_token: visitor.token }));
+    const first = next(widget, EVENTS.agentPresence);
+    await connected(widget);
+    expect(await first).toEqual({ online: false });
+    const up = next(widget, EVENTS.agentPresence);
+    const agent = await agentSocket(acct.token);
+    expect(await up).toEqual({ online: true });
+    const down = next(widget, EVENTS.agentPresence);
+    agent.close();
+    expect(await down).toEqual({ online: false });
+  });
+});

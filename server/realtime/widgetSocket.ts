@@ -1,0 +1,78 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Socket } from 'socket.io';
+import { z } from 'zod';
+import { EVENTS, MAX_URL, MESSAGE_REQUIRED, widgetMessageSchema } from '@parley/shared';
+import { sendMessage } from '../commands/sendMessage.js';
+import { updateVisitor } from '../commands/updateVisitor.js';
+import { conversations } from '../db/schema.js';
+import { HttpError, parseOrThrow } from '../errors.js';
+import { presentMessage } from '../presenters/message.js';
+import { visitorAudience, rooms } from './audience.js';
+import type { SocketData } from './auth.js';
+import { guardSocket } from './guard.js';
+
+const typingSchema = z.object({ typing: z.boolean() });
+const seenSchema = z.object({ last_id: z.number().int().min(0) });
+const pageSchema = z.object({ page_url: z.string().trim().min(1).max(MAX_URL) });
+const socketSendSchema = widgetMessageSchema.extend({
+  client_id: z.string({ error: 'client_id is required' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'client_id is invalid' }),
+});
+
+/**
+ * A widget (visitor) socket: it only ever reaches its own conversation. Presence: the visitor is
+ * online while any of its sockets is connected, on any node.
+ */
+export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
+  const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
+  const visitorId = data.visitor.id;
+  const on = guardSocket(socket, app.log);
+
+  const audience = async () => {
+    const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitorId));
+    return visitorAudience(data.accountId, conversation);
+  };
+
+  void (async () => {
+    app.io.to(await audience()).emit(EVENTS.visitorOnline, { visitor_id: visitorId, page_url: data.visitor.currentPage });
+    socket.emit(EVENTS.agentPresence, { online: await app.agentsOnline(data.accountId) });
+  })().catch((err: unknown) => app.log.warn({ err }, 'visitor online push failed'));
+
+  socket.on('disconnect', () => {
+    void (async () => {
+      const remaining = await app.io.in(rooms.visitor(visitorId)).fetchSockets();
+      if (remaining.length === 0) app.io.to(await audience()).emit(EVENTS.visitorOffline, { visitor_id: visitorId });
+    })().catch((err: unknown) => app.log.warn({ err }, 'visitor offline push failed'));
+  });
+
+  on(EVENTS.messageSend, async (payload, ack) => {
+    const input = parseOrThrow(socketSendSchema, payload);
+    if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
+    const result = await sendMessage(app, {
+      visitor: data.visitor,
+      senderType: 'visitor',
+      authorId: null,
+      text: input.message,
+      clientId: input.client_id,
+    });
+    ack({ ok: true, data: presentMessage(result.message, visitorId, result.authorName) });
+  });
+
+  on(EVENTS.typing, async (payload) => {
+    const input = parseOrThrow(typingSchema, payload);
+    app.io.to(await audience()).emit(EVENTS.typing, { visitor_id: visitorId, typing: input.typing, from: 'visitor' });
+  });
+
+  on(EVENTS.messageSeen, async (payload, ack) => {
+    const input = parseOrThrow(seenSchema, payload);
+    app.io.to(await audience()).emit(EVENTS.messageSeen, { visitor_id: visitorId, last_id: input.last_id, by: 'visitor' });
+    ack({ ok: true });
+  });
+
+  on(EVENTS.visitorPage, async (payload, ack) => {
+    const input = parseOrThrow(pageSchema, payload);
+    const updated = await updateVisitor(app, data.visitor, { pageUrl: input.page_url });
+    if (updated) data.visitor = updated;
+    ack({ ok: true });
+  });
+}

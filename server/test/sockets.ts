@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { io, type Socket } from 'socket.io-client';
+
+/** Base URL of an app listening on a random local port. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${addr.port}`;
+}
+
+export function connect(base: string, auth: Record<string, string>, opts: { origin?: string } = {}): Socket {
+  return io(base, {
+    auth,
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    ...(opts.origin ? { extraHeaders: { origin: opts.origin } } : {}),
+  });
+}
+
+export function connected(socket: Socket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (socket.connected) return resolve();
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', (err) => reject(err));
+  });
+}
+
+/** The next `event` on the socket (optionally the first matching `where`), or a timeout error. */
+export function next<T = any>(socket: Socket, event: string, where: (p: T) => boolean = () => true, ms = 5000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.off(event, handler);
+      reject(new Error(`timed out waiting for ${event}`));
+    }, ms);
+    const handler = (payload: T) => {
+      if (!where(payload)) return;
+      clearTimeout(timer);
+      socket.off(event, handler);
+      resolve(payload);
+    };
+    socket.on(event, handler);
+  });
+}
+
+/** Resolves if `event` does NOT arrive within ms. */
+export function silence(socket: Socket, event: string, ms = 400): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const handler = () => reject(new Error(`unexpected ${event}`));
+    socket.on(event, handler);
+    setTimeout(() => {
+      socket.off(event, handler);
+      resolve();
+    }, ms);
+  });
+}
+
+export function emitAck<T = any>(socket: Socket, event: string, payload: unknown, ms = 5000): Promise<T> {
+  return socket.timeout(ms).emitWithAck(event, payload) as Promise<T>;
+}
