@@ -7,6 +7,7 @@ import { sendMessage } from '../commands/sendMessage.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { findVisibleVisitor } from '../policies/conversations.js';
 import { presentMessage } from '../presenters/message.js';
+import { isAgentOnline } from '../services/presence.js';
 import { rooms } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
@@ -25,9 +26,13 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
   // Widgets of the account learn that an agent is here (and, on the last disconnect, gone).
   app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: true });
   socket.on('disconnect', () => {
-    void app.agentsOnline(actor.accountId).then((online) => {
-      if (!online) app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: false });
-    });
+    if (app.realtimeClosing()) return;
+    void isAgentOnline(app.db, actor.accountId).then(
+      (online) => {
+        if (!online) app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: false });
+      },
+      (err: unknown) => app.log.warn({ err }, 'agent presence push failed'),
+    );
   });
 
   on(EVENTS.messageSend, async (payload, ack) => {

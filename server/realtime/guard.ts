@@ -3,7 +3,7 @@ import type { SendAck } from '@parley/shared';
 import { HttpError } from '../errors.js';
 
 /** Events a socket may send per window; past that its events are refused, and a flood disconnects it. */
-const EVENTS_PER_WINDOW = 40;
+const EVENTS_PER_WINDOW = 100;
 const WINDOW_MS = 10_000;
 const DISCONNECT_AFTER_REFUSALS = 100;
 

@@ -2,6 +2,7 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
 import { createClient } from 'redis';
 import { Server } from 'socket.io';
+import { EVENTS } from '@parley/shared';
 import { useLivePresence } from '../services/presence.js';
 import { authenticateSocket, type SocketData } from './auth.js';
 import { rooms } from './audience.js';
@@ -12,6 +13,8 @@ import { onWidgetSocket } from './widgetSocket.js';
 declare module 'fastify' {
   interface FastifyInstance {
     io: Server;
+    /** True once the node is shutting down: disconnect handlers then skip cluster-wide work. */
+    realtimeClosing(): boolean;
     /** Whether any console socket of the account is connected, on any node. */
     agentsOnline(accountId: string): Promise<boolean>;
   }
@@ -40,6 +43,17 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     // Without listeners a Redis restart would crash the process; node-redis reconnects and resubscribes.
     pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
     sub.on('error', (err) => app.log.warn({ err }, 'socket.io redis subscriber error'));
+    // After the subscriber comes back (Redis restarted), events published meanwhile are lost to this
+    // node: tell its local sockets to catch up from the database.
+    let subscriberLost = false;
+    sub.on('end', () => (subscriberLost = true));
+    sub.on('error', () => (subscriberLost = true));
+    sub.on('ready', () => {
+      if (!subscriberLost) return;
+      subscriberLost = false;
+      // Give the adapter a moment to resubscribe before clients refetch.
+      setTimeout(() => io.local.emit(EVENTS.syncRequired, {}), 250).unref();
+    });
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
     app.addHook('onClose', async () => {
@@ -48,7 +62,10 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   }
 
   app.decorate('io', io as unknown as Server);
+  let closing = false;
+  app.decorate('realtimeClosing', () => closing);
   const agentsOnline = async (accountId: string) => {
+    if (closing) return false;
     try {
       return (await io.in(rooms.console(accountId)).fetchSockets()).length > 0;
     } catch {
@@ -70,8 +87,10 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   });
   subscribePush(app);
 
-  app.addHook('onClose', async () => {
-    io.disconnectSockets(true);
+  // preClose, not onClose: the HTTP server only finishes closing once these upgraded connections end.
+  app.addHook('preClose', async () => {
+    closing = true;
+    io.local.disconnectSockets(true); // local: with the Redis adapter the plain call would close every node's sockets
     await new Promise<void>((resolve) => {
       io.close(() => resolve());
     });

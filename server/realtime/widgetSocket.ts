@@ -8,7 +8,8 @@ import { updateVisitor } from '../commands/updateVisitor.js';
 import { conversations } from '../db/schema.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { presentMessage } from '../presenters/message.js';
-import { visitorAudience, rooms } from './audience.js';
+import { isAgentOnline } from '../services/presence.js';
+import { rooms, visitorAudience } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
 
@@ -35,10 +36,11 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
 
   void (async () => {
     app.io.to(await audience()).emit(EVENTS.visitorOnline, { visitor_id: visitorId, page_url: data.visitor.currentPage });
-    socket.emit(EVENTS.agentPresence, { online: await app.agentsOnline(data.accountId) });
+    socket.emit(EVENTS.agentPresence, { online: await isAgentOnline(app.db, data.accountId) });
   })().catch((err: unknown) => app.log.warn({ err }, 'visitor online push failed'));
 
   socket.on('disconnect', () => {
+    if (app.realtimeClosing()) return;
     void (async () => {
       const remaining = await app.io.in(rooms.visitor(visitorId)).fetchSockets();
       if (remaining.length === 0) app.io.to(await audience()).emit(EVENTS.visitorOffline, { visitor_id: visitorId });

@@ -24,7 +24,12 @@ export const EVENTS = {
   typing: 'typing',
   /** client -> server with an ack: send a text message. Payload SendPayload, ack SendAck. */
   messageSend: 'message.send',
-  /** server -> console: agent presence changed (for the widget's "agent online"). */
+  /**
+   * server -> console and widget: live events may have been missed (the node lost Redis for a
+   * while); refetch from the REST calls and merge by id.
+   */
+  syncRequired: 'sync.required',
+  /** server -> widget: agent presence changed ({ online }). */
   agentPresence: 'agent.presence',
 } as const;
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS];

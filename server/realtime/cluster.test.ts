@@ -1,0 +1,240 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENTS, type MessageDto } from '@parley/shared';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { openPostgres, type Database } from '../db/client.js';
+import { createPgDatabase } from '../test/harness.js';
+import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
+import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
+import { connect, connected, emitAck, listen, next } from '../test/sockets.js';
+
+/**
+ * Two server nodes on one PostgreSQL database and one Redis (a private redis-server started by
+ * this test, so it can be restarted): they behave as one.
+ */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+let redisPort: number;
+let redis: ChildProcess | undefined;
+async function startRedis(): Promise<void> {
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(redisPort, '127.0.0.1', () => (s.end(), resolve(true)));
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('redis-server did not start (is redis-server installed?)');
+}
+async function stopRedis(): Promise<void> {
+  if (!redis || redis.exitCode !== null) return;
+  const gone = new Promise((r) => redis?.once('exit', r));
+  redis.kill('SIGKILL');
+  await gone;
+}
+
+interface Node {
+  app: FastifyInstance;
+  base: string;
+  database: Database;
+}
+let dbUrl: string;
+let dropDb: () => Promise<void>;
+let dataDir: string;
+const nodes: Node[] = [];
+async function startNode(): Promise<Node> {
+  const database = await openPostgres(dbUrl);
+  await database.migrate(); // both nodes migrate at once: the advisory lock serializes them
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    LOG_LEVEL: 'silent',
+    LOGIN_LIMIT_PER_IP: '100000',
+    REGISTER_LIMIT_PER_IP: '100000',
+  });
+  const app = await buildApp({ config, database, logger: false });
+  const node = { app, base: await listen(app), database };
+  nodes.push(node);
+  return node;
+}
+async function stopNode(node: Node): Promise<void> {
+  const i = nodes.indexOf(node);
+  if (i >= 0) nodes.splice(i, 1);
+  await node.app.close();
+  await node.database.close();
+}
+
+const sockets: Socket[] = [];
+const track = (s: Socket) => (sockets.push(s), s);
+
+let A: Node;
+let B: Node;
+let owner: TestOwner;
+
+beforeAll(async () => {
+  const created = await createPgDatabase();
+  dbUrl = created.url;
+  dropDb = created.drop;
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-cluster-'));
+  redisPort = await freePort();
+  await startRedis();
+  [A, B] = await Promise.all([startNode(), startNode()]);
+  owner = await buildAccount(A.app);
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const n of [...nodes]) await stopNode(n);
+  await stopRedis();
+  await dropDb();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const widgetOn = async (node: Node, visitor: TestVisitor) => {
+  const s = track(connect(node.base, { widget_key: owner.widgetKey, visitor_token: visitor.token }));
+  await connected(s);
+  return s;
+};
+const agentOn = async (node: Node, token = owner.token) => {
+  const s = track(connect(node.base, { token }));
+  await connected(s);
+  return s;
+};
+
+describe('two nodes through Redis', () => {
+  it('a visitor on node A and an agent on node B talk live; Redis restarts; A dies and the visitor catches up on B', async () => {
+    const visitor = await buildVisitor(A.app, owner.widgetKey, { name: 'Cross Node' });
+    const widget = await widgetOn(A, visitor);
+    const agent = await agentOn(B);
+    const received: MessageDto[] = [];
+    widget.on(EVENTS.messageCreated, (p: { message: MessageDto }) => received.push(p.message));
+    // What the widget does when told it may have missed events: refetch and merge by id.
+    let resyncs = 0;
+    widget.on(EVENTS.syncRequired, async () => {
+      const all = await call(B.app, 'GET', '/api/widget/messages', { token: visitor.token });
+      received.push(...all.body.data);
+      resyncs++;
+    });
+
+    const atAgent = next(agent, EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id);
+    const sent = await emitAck(widget, EVENTS.messageSend, { message: 'hello from A', client_id: 'v1' });
+    expect((await atAgent).message.id).toBe(sent.data.id);
+
+    const atWidget = next(widget, EVENTS.messageCreated, (p) => p.message.sender_type === 'user');
+    const reply = await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'hello from B', client_id: 'a1' });
+    expect((await atWidget).message.id).toBe(reply.data.id);
+
+    const typingAtWidget = next(widget, EVENTS.typing);
+    agent.emit(EVENTS.typing, { visitor_id: visitor.id, typing: true });
+    expect((await typingAtWidget).from).toBe('agent');
+    const typingAtAgent = next(agent, EVENTS.typing, (p) => p.visitor_id === visitor.id);
+    widget.emit(EVENTS.typing, { typing: true });
+    expect((await typingAtAgent).from).toBe('visitor');
+
+    // Redis restarts: the adapter's clients reconnect and resubscribe, and delivery resumes.
+    await stopRedis();
+    await startRedis();
+    let resumed = false;
+    for (let i = 0; i < 40 && !resumed; i++) {
+      const got = next(widget, EVENTS.messageCreated, (p) => p.message.client_id === `after-restart-${i}`, 500).then(
+        () => true,
+        () => false,
+      );
+      const ack = await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: `after restart ${i}`, client_id: `after-restart-${i}` }, 3000).catch(() => null);
+      expect(ack?.ok ?? true).toBe(true);
+      resumed = await got;
+    }
+    expect(resumed).toBe(true);
+    // Node A lost Redis too: it asked its sockets to resync, so nothing published meanwhile is lost.
+    const deadline = Date.now() + 5000;
+    while (resyncs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(resyncs).toBeGreaterThan(0);
+
+    // Node A dies mid-conversation; the agent keeps writing on B meanwhile.
+    const lastSeenId = Math.max(...received.map((m) => m.id));
+    await stopNode(A);
+    const whileAway = [];
+    for (let i = 0; i < 3; i++) {
+      whileAway.push((await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: `while away ${i}`, client_id: `away-${i}` })).data as MessageDto);
+    }
+    // The visitor reconnects to B and catches up from its last id: nothing lost, nothing doubled.
+    const again = await widgetOn(B, visitor);
+    const catchUp = await call(B.app, 'GET', `/api/widget/messages?since_id=${lastSeenId}`, { token: visitor.token });
+    const merged = new Map<number, MessageDto>();
+    for (const m of [...received, ...catchUp.body.data]) merged.set(m.id, m);
+    const all = await call(B.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
+    expect([...merged.keys()].sort((a, b) => a - b)).toEqual(all.body.data.map((m: MessageDto) => m.id));
+    for (const m of whileAway) expect(merged.has(m.id)).toBe(true);
+    const live = next(again, EVENTS.messageCreated, (p) => p.message.client_id === 'back-1');
+    await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'welcome back', client_id: 'back-1' });
+    await live;
+  }, 120_000);
+
+  it('history check: concurrent senders with retries on both nodes; every acked message stored once, in id order, seen alike by every receiver', async () => {
+    const node2 = nodes.find((n) => n !== B) ?? (await startNode());
+    const admin = await buildMember(B.app, owner, 'Admin');
+    const visitor = await buildVisitor(B.app, owner.widgetKey, { name: 'Busy' });
+    const senders = [
+      { sock: await widgetOn(node2, visitor), kind: 'widget' as const },
+      { sock: await widgetOn(B, visitor), kind: 'widget' as const },
+      { sock: await agentOn(node2), kind: 'agent' as const },
+      { sock: await agentOn(B, admin.token), kind: 'agent' as const },
+    ];
+    const receivers = [await agentOn(node2), await agentOn(B), await widgetOn(node2, visitor), await widgetOn(B, visitor)];
+    const seen = receivers.map(() => [] as number[]);
+    receivers.forEach((r, i) =>
+      r.on(EVENTS.messageCreated, (p: { message: MessageDto }) => {
+        if (p.message.visitor_id === visitor.id) seen[i]!.push(p.message.id);
+      }),
+    );
+
+    const PER_SENDER = 25;
+    const acked = new Map<string, number>();
+    await Promise.all(
+      senders.map(async ({ sock, kind }, s) => {
+        for (let i = 0; i < PER_SENDER; i++) {
+          const clientId = `s${s}-m${i}`;
+          const payload = kind === 'widget' ? { message: `${clientId}`, client_id: clientId } : { visitor_id: visitor.id, message: clientId, client_id: clientId };
+          // Every send is retried at once (a lost ack), sometimes through REST instead of the socket.
+          const tries = [emitAck(sock, EVENTS.messageSend, payload), emitAck(sock, EVENTS.messageSend, payload)];
+          if (kind === 'widget' && i % 5 === 0) {
+            tries.push(call(B.app, 'POST', '/api/widget/messages', { token: visitor.token, body: payload }).then((r) => ({ ok: true, data: r.body.data })));
+          }
+          const acks = await Promise.all(tries);
+          const ids = new Set(acks.map((a) => (a as { data: MessageDto }).data.id));
+          expect(ids.size, clientId).toBe(1);
+          acked.set(clientId, [...ids][0]!);
+        }
+      }),
+    );
+    const stored = (await call(B.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token })).body.data as MessageDto[];
+    expect(stored).toHaveLength(senders.length * PER_SENDER);
+    expect(new Set(stored.map((m) => m.client_id)).size).toBe(stored.length);
+    for (const m of stored) expect(acked.get(m.client_id!)).toBe(m.id);
+    const ids = stored.map((m) => m.id);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+
+    // Every receiver ends with the same sequence: each stored message once.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && seen.some((s) => s.length < ids.length)) await new Promise((r) => setTimeout(r, 100));
+    for (const s of seen) expect([...s].sort((a, b) => a - b)).toEqual(ids);
+  }, 120_000);
+});
