@@ -40,6 +40,21 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_IP: intInRange(30, 1, 1_000_000),
   LOGIN_LIMIT_PER_EMAIL: intInRange(10, 1, 1_000_000),
   REGISTER_LIMIT_PER_IP: intInRange(20, 1, 1_000_000),
+  PAYSTACK_SECRET_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  PAYSTACK_BASE_URL: optionalUrl(['http', 'https']),
+  PAYMENT_CURRENCY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v.toUpperCase() : 'USD'))
+    .refine((v) => /^[A-Z]{3}$/.test(v), { message: 'must be a 3-letter currency code such as USD' }),
+  LLM_BASE_URL: optionalUrl(['http', 'https']),
+  LLM_MODEL: z.string().trim().default(''),
+  LLM_API_KEY: z.string().trim().default(''),
 });
 
 export interface Config {
@@ -55,6 +70,10 @@ export interface Config {
   consoleOrigins: string[];
   logLevel: string;
   rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
+  /** Card payments: Paystack when secretKey is set, the built-in sandbox otherwise. */
+  paystack: { secretKey: string | undefined; baseUrl: string; currency: string };
+  /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
+  llm: { baseUrl: string; model: string; apiKey: string | undefined } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -95,5 +114,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
       registerPerIp: e.REGISTER_LIMIT_PER_IP,
     },
+    paystack: {
+      secretKey: e.PAYSTACK_SECRET_KEY,
+      baseUrl: (e.PAYSTACK_BASE_URL ?? 'https://api.paystack.co').replace(/\/+$/, ''),
+      currency: e.PAYMENT_CURRENCY,
+    },
+    llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
   };
 }

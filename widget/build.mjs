@@ -1,14 +1,50 @@
-// Bundles the widget loader into dist/widget.js (served by the server at /widget.js).
+// Builds the widget:
+// - dist/ui-<hash>.js: the chat UI + transport, an ES module the loader imports (cached a year);
+// - dist/widget.js: the loader (served at /widget.js), with the UI's hashed file name baked in;
+// - dist/lang/<code>-<hash>.js: one module per language (a visitor fetches only theirs);
+// - dist/preview.js: renderPreview() for the console's onboarding preview (no network code).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-await build({
-  entryPoints: { widget: 'src/loader.ts' },
-  outdir: 'dist',
-  bundle: true,
-  minify: true,
-  format: 'iife',
-  target: ['es2019'],
-  sourcemap: true,
-  legalComments: 'none',
-});
-console.log('widget built: dist/widget.js');
+const common = { bundle: true, minify: true, target: ['es2019'], legalComments: 'none', charset: 'utf8', write: false, logLevel: 'warning' };
+mkdirSync('dist', { recursive: true });
+for (const f of readdirSync('dist')) if (/^(ui-.*|widget|preview)\.js(\.map)?$/.test(f)) rmSync(`dist/${f}`);
+rmSync('dist/lang', { recursive: true, force: true });
+mkdirSync('dist/lang');
+
+// The language table, evaluated once here and written as one tiny module per language.
+const textsOut = await build({ ...common, minify: false, entryPoints: ['src/ui/texts.ts'], format: 'esm', outfile: 'texts.js' });
+const { TABLE } = await import(`data:text/javascript;base64,${Buffer.from(textsOut.outputFiles[0].contents).toString('base64')}`);
+const langHash = createHash('sha256').update(JSON.stringify(TABLE)).digest('hex').slice(0, 10);
+const langSizes = [];
+for (const [code, line] of Object.entries(TABLE)) {
+  const body = Buffer.from(`export default ${JSON.stringify(line)};`);
+  writeFileSync(`dist/lang/${code}-${langHash}.js`, body);
+  langSizes.push([code, body.length, gzipSync(body, { level: 9 }).length, brotliCompressSync(body).length]);
+}
+
+const sizes = [];
+function emit(name, out) {
+  const js = out.outputFiles.find((f) => f.path.endsWith('.js'));
+  writeFileSync(`dist/${name}`, js.contents);
+  sizes.push([name, js.contents.length, gzipSync(js.contents, { level: 9 }).length, brotliCompressSync(js.contents).length]);
+  return js.contents;
+}
+
+const ui = await build({ ...common, entryPoints: ['src/ui/chat.ts'], format: 'esm', outfile: 'dist/ui.js', define: { __LANG_HASH__: JSON.stringify(langHash) } });
+const uiCode = ui.outputFiles.find((f) => f.path.endsWith('.js')).contents;
+const uiFile = `ui-${createHash('sha256').update(uiCode).digest('hex').slice(0, 10)}.js`;
+emit(uiFile, ui);
+
+emit('widget.js', await build({ ...common, entryPoints: ['src/loader.ts'], format: 'iife', outfile: 'dist/widget.js', define: { __UI_FILE__: JSON.stringify(uiFile) } }));
+emit('preview.js', await build({ ...common, entryPoints: ['src/ui/render.ts'], format: 'esm', outfile: 'dist/preview.js' }));
+
+const kb = (n) => `${(n / 1024).toFixed(2)} KB`;
+console.log('widget built:');
+for (const [name, raw, gz, br] of sizes) console.log(`  dist/${name.padEnd(20)} raw ${kb(raw).padStart(9)}  gzip ${kb(gz).padStart(8)}  brotli ${kb(br).padStart(8)}`);
+const chat = sizes.filter(([n]) => n !== 'preview.js').reduce((a, [, , gz]) => a + gz, 0);
+const largest = langSizes.reduce((a, b) => (b[2] > a[2] ? b : a));
+console.log(`  dist/lang/*.js            ${langSizes.length} languages; largest ${largest[0]}: raw ${kb(largest[1])}  gzip ${kb(largest[2])}  brotli ${kb(largest[3])}`);
+console.log(`  loader + UI + transport (gzip): ${kb(chat)}; + largest language ${kb(chat + largest[2])} (budget 25 KB; loader budget 2 KB)`);

@@ -1,3 +1,4 @@
+import { RouteError } from './components/RouteError';
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router';
 
 /**
@@ -7,9 +8,18 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet 
  */
 const rootRoute = createRootRoute({ component: () => <Outlet /> });
 
-const screen = (load: () => Promise<{ default: React.ComponentType }>) => lazyRouteComponent(load);
+export const LAZY_TIMEOUT_MS = 120_000;
 
-const publicRoute = (path: string, load: () => Promise<{ default: React.ComponentType }>) =>
+/** A lazily loaded screen; a chunk that has not arrived after 120 s fails into RouteError (Retry). */
+const screen = (load: () => Promise<{ default: React.ComponentType }>) =>
+  lazyRouteComponent(() =>
+    Promise.race([
+      load(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Loading timed out')), LAZY_TIMEOUT_MS)),
+    ]),
+  );
+
+const publicRoute = <P extends string>(path: P, load: () => Promise<{ default: React.ComponentType }>) =>
   createRoute({ getParentRoute: () => rootRoute, path, component: screen(load) });
 
 const appLayout = createRoute({
@@ -17,7 +27,7 @@ const appLayout = createRoute({
   id: 'app',
   component: screen(() => import('./components/layout/AppLayout')),
 });
-const appRoute = (path: string, load: () => Promise<{ default: React.ComponentType }>) =>
+const appRoute = <P extends string>(path: P, load: () => Promise<{ default: React.ComponentType }>) =>
   createRoute({ getParentRoute: () => appLayout, path, component: screen(load) });
 
 const routeTree = rootRoute.addChildren([
@@ -45,7 +55,7 @@ const routeTree = rootRoute.addChildren([
   ]),
 ]);
 
-export const router = createRouter({ routeTree, defaultPendingMinMs: 0 });
+export const router = createRouter({ routeTree, defaultPendingMinMs: 0, defaultErrorComponent: RouteError });
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -1,4 +1,24 @@
 import type { FastifyInstance } from 'fastify';
+import { autoAnswer, learnFromReply } from './visitors.js';
 
-/** Subscribes the AI assistant to domain events (learning from agent replies, visitor auto-answer). */
-export async function registerAi(_app: FastifyInstance): Promise<void> {}
+/**
+ * Subscribes the AI assistant to domain events: an agent's reply to a visitor teaches it
+ * (learnFromReply, written so a background job can run it), and a visitor's message may be
+ * answered by it when the owner enabled that and nobody is online.
+ */
+export async function registerAi(app: FastifyInstance): Promise<void> {
+  app.events.on('message.stored', async (event) => {
+    if (!event.created) return;
+    const { message } = event;
+    if (message.senderType === 'user') {
+      await learnFromReply(app.db, {
+        accountId: event.accountId,
+        conversationId: event.conversation.id,
+        replyId: message.id,
+        replyText: message.message,
+      });
+    } else if (message.senderType === 'visitor') {
+      await autoAnswer(app, event);
+    }
+  }, { background: true });
+}

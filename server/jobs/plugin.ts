@@ -1,4 +1,45 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { subscribeNotifications } from '../notifications/subscribe.js';
+import offlineRoutes from '../routes/widget/offline.js';
+import { createMailer } from '../services/mail.js';
+import { BullmqRunner } from './bullmq.js';
+import { jobsSettings, publicUrlOf, type JobsConfig } from './config.js';
+import { InProcessRunner } from './inProcess.js';
+import { registerMetrics } from './metrics.js';
+import type { JobContext, JobQueue, JobRunner } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Background jobs: app.jobs.enqueue(name, payload, { delayMs, dedupeKey }), app.jobs.cancel(key). */
+    jobs: JobQueue;
+  }
+}
+
+/** The handlers' context and the runner chosen by the config (shared with `npm run worker`). */
+export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, overrides: Partial<JobsConfig> = {}): JobRunner {
+  const settings = jobsSettings(config, overrides);
+  const mailer = createMailer(config, log);
+  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config) };
+  const runner = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
+  const close = runner.close.bind(runner);
+  runner.close = async () => {
+    await close();
+    mailer.close();
+  };
+  return runner;
+}
 
 /** Starts the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
-export async function registerJobs(_app: FastifyInstance): Promise<void> {}
+export async function registerJobs(app: FastifyInstance, overrides: Partial<JobsConfig> = {}): Promise<void> {
+  const settings = jobsSettings(app.config, overrides);
+  const runner = createJobRunner(app.config, app.db, app.log, overrides);
+  app.decorate('jobs', runner as JobQueue);
+  subscribeNotifications({ db: app.db, events: app.events, jobs: runner, settings });
+  registerMetrics(app, runner);
+  await app.register(offlineRoutes, { prefix: '/api' });
+  if (settings.workers) app.addHook('onReady', () => runner.startWorkers());
+  // Before the database closes: stop taking jobs, let running ones finish or hand them back.
+  app.addHook('onClose', () => runner.close());
+}

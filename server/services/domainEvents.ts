@@ -40,21 +40,36 @@ export interface DomainEventMap {
 type Handler<K extends keyof DomainEventMap> = (payload: DomainEventMap[K]) => Promise<void> | void;
 
 export class DomainEvents {
-  private handlers = new Map<keyof DomainEventMap, Handler<never>[]>();
+  private handlers = new Map<keyof DomainEventMap, { run: Handler<never>; background: boolean }[]>();
+  private pending = new Set<Promise<unknown>>();
   constructor(private log: FastifyBaseLogger) {}
 
-  on<K extends keyof DomainEventMap>(name: K, handler: Handler<K>): void {
+  /**
+   * `background: true` for slow reactions (learning, auto-answers, mail): the request that
+   * emitted does not wait for them. Quick ones (socket pushes) run before emit returns.
+   */
+  on<K extends keyof DomainEventMap>(name: K, handler: Handler<K>, opts: { background?: boolean } = {}): void {
     const list = this.handlers.get(name) ?? [];
-    list.push(handler as Handler<never>);
+    list.push({ run: handler as Handler<never>, background: opts.background ?? false });
     this.handlers.set(name, list);
   }
 
   /** Runs every handler; one failing is logged and never fails the request that emitted. */
   async emit<K extends keyof DomainEventMap>(name: K, payload: DomainEventMap[K]): Promise<void> {
-    const list = (this.handlers.get(name) ?? []) as Handler<K>[];
-    const results = await Promise.allSettled(list.map((h) => h(payload)));
-    for (const r of results) {
-      if (r.status === 'rejected') this.log.error({ err: r.reason, event: name }, 'domain event handler failed');
+    const list = (this.handlers.get(name) ?? []) as { run: Handler<K>; background: boolean }[];
+    const run = (h: Handler<K>) =>
+      Promise.resolve()
+        .then(() => h(payload))
+        .catch((err: unknown) => this.log.error({ err, event: name }, 'domain event handler failed'));
+    for (const h of list.filter((x) => x.background)) {
+      const p = run(h.run).finally(() => this.pending.delete(p));
+      this.pending.add(p);
     }
+    await Promise.all(list.filter((x) => !x.background).map((h) => run(h.run)));
+  }
+
+  /** Waits for every background reaction started so far (tests, and shutdown). */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }

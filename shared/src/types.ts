@@ -11,6 +11,8 @@ export interface UserDto {
   role: string | null;
   account_id: string;
   created_at: string;
+  /** The plan in force (GET /api/vms/user only). */
+  plan?: { plan: 'Starter' | 'Professional' | 'Enterprise'; trial: boolean; expires_at: string | null };
 }
 
 export interface AuthResponse {

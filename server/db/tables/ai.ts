@@ -1,2 +1,95 @@
-// Tables of the ai area; migration: migrations/ (see db/migrate.ts).
-export {};
+/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migration: 0002_ai.sql. */
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { accounts, conversations, users } from './core.js';
+
+/** Per account: whether the widget is answered by the assistant when nobody is online, and above which confidence. */
+export const aiSettings = pgTable('ai_settings', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  autoAnswerEnabled: boolean('auto_answer_enabled').notNull().default(false),
+  threshold: real('threshold').notNull().default(0.8),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Knowledge of one account: a visitor question and the agent's answer, or a fact the owner taught. */
+export const aiPatterns = pgTable(
+  'ai_patterns',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    source: text('source', { enum: ['conversation', 'taught'] }).notNull(),
+    question: text('question').notNull(),
+    answer: text('answer').notNull(),
+    weight: real('weight').notNull().default(1),
+    uses: integer('uses').notNull().default(0),
+    helpful: integer('helpful').notNull().default(0),
+    notHelpful: integer('not_helpful').notNull().default(0),
+    retired: boolean('retired').notNull().default(false),
+    /** The agent reply it was learned from (learning is idempotent per reply). */
+    sourceMessageId: bigint('source_message_id', { mode: 'number' }),
+    /** Bumped from a sequence on every change: nodes compare it to know their cached index is stale. */
+    rev: bigint('rev', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('ai_patterns_rev_seq')`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_patterns_account_idx').on(t.accountId, t.rev), uniqueIndex('ai_patterns_source_message_idx').on(t.sourceMessageId)],
+);
+
+/** The assistant chat of one console user (history is per user and per account). */
+export const aiChatMessages = pgTable(
+  'ai_chat_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    senderType: text('sender_type', { enum: ['user', 'bot'] }).notNull(),
+    content: text('content').notNull().default(''),
+    filePath: text('file_path').notNull().default(''),
+    confidenceScore: real('confidence_score'),
+    intentDetected: text('intent_detected'),
+    /** The pattern the answer came from, so feedback can re-weight it. */
+    patternId: bigint('pattern_id', { mode: 'number' }).references(() => aiPatterns.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_chat_messages_user_idx').on(t.userId, t.id)],
+);
+
+/** One feedback value per bot message; a new value replaces the old one. */
+export const aiFeedback = pgTable('ai_feedback', {
+  messageId: bigint('message_id', { mode: 'number' })
+    .primaryKey()
+    .references(() => aiChatMessages.id, { onDelete: 'cascade' }),
+  accountId: uuid('account_id')
+    .notNull()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  value: text('value', { enum: ['helpful', 'partially_helpful', 'not_helpful'] }).notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** What the assistant did in a widget conversation: answers given, and whether the visitor asked for a human. */
+export const aiConversations = pgTable(
+  'ai_conversations',
+  {
+    conversationId: integer('conversation_id')
+      .primaryKey()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    botReplies: integer('bot_replies').notNull().default(0),
+    /** Set when the visitor asked for a human: agents must pick the conversation up. */
+    handover: boolean('handover').notNull().default(false),
+    firstBotReplyAt: timestamp('first_bot_reply_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_conversations_account_idx').on(t.accountId, t.firstBotReplyAt)],
+);

@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { loginSchema, passwordChangeSchema, profileSchema, registerSchema } from '@parley/shared';
+import { planSummary } from '../../billing/limits.js';
 import { issueToken } from '../../commands/issueToken.js';
 import { registerAccount } from '../../commands/registerAccount.js';
 import { deleteAccount } from '../../commands/deleteAccount.js';
@@ -63,7 +64,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   });
 
   app.get('/user', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
-    return presentUser(request.actor);
+    return { ...presentUser(request.actor), plan: await planSummary(app.db, request.actor.accountId, new Date()) };
   });
 
   app.put(

@@ -2,6 +2,7 @@ import { asc, desc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { plans, subscriptions } from '../../db/schema.js';
+import { expireSubscriptions } from '../../billing/settle.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentPlan } from '../../presenters/plan.js';
@@ -20,6 +21,8 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
 
   app.get('/user/subscriptions', { schema: { tags: ['billing'], ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'billing.manage');
+    // Periods that ended show as expired, not as active.
+    await expireSubscriptions(app.db, request.actor.accountId, new Date());
     const rows = await app.db
       .select()
       .from(subscriptions)

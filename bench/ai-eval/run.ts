@@ -1,0 +1,139 @@
+/**
+ * Evaluation of the assistant's retrieval engine (server/ai/knowledge.ts).
+ * Learn each business's original questions, ask their paraphrases, ask off-topic questions,
+ * then time answers on an index of 10,000 learned patterns.
+ *
+ *   node bench/ai-eval/run.mjs          print the figures
+ *   node bench/ai-eval/run.mjs --fit    refit the confidence calibration on business A (bakery) only, then print
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CALIBRATION, type Features, KnowledgeIndex } from '../../server/ai/knowledge.js';
+
+interface DataSet {
+  business: string;
+  items: [string, string, string, string, string][];
+}
+
+const dir = path.join(path.dirname(new URL(import.meta.url).pathname), 'data');
+const businesses = ['bakery', 'electronics', 'diving'].map((f) => JSON.parse(fs.readFileSync(path.join(dir, `${f}.json`), 'utf8')) as DataSet);
+const offTopic = (JSON.parse(fs.readFileSync(path.join(dir, 'offtopic.json'), 'utf8')) as { questions: string[] }).questions;
+
+function build(items: DataSet['items'], offset = 0): KnowledgeIndex {
+  const index = new KnowledgeIndex();
+  items.forEach(([q, a], i) => {
+    index.add({ id: offset + i, question: q, answer: a, weight: 1 });
+  });
+  return index;
+}
+
+const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)} %` : 'n/a');
+
+interface Outcome {
+  correct: boolean;
+  confidence: number;
+  features: Features | undefined;
+}
+
+function evaluate(index: KnowledgeIndex, items: DataSet['items'], offset = 0): Outcome[] {
+  const out: Outcome[] = [];
+  items.forEach((item, i) => {
+    for (const p of item.slice(2)) {
+      const best = index.search(p).best;
+      out.push({ correct: best?.pattern.id === offset + i, confidence: best?.confidence ?? 0, features: best?.features });
+    }
+  });
+  return out;
+}
+
+function offTopicOutcomes(index: KnowledgeIndex): Outcome[] {
+  return offTopic.map((q) => {
+    const best = index.search(q).best;
+    return { correct: false, confidence: best?.confidence ?? 0, features: best?.features };
+  });
+}
+
+if (process.argv.includes('--fit')) {
+  // Weighted logistic regression on business A only: label 1 = the right answer, 0 = wrong or off-topic.
+  const index = build(businesses[0]!.items);
+  const rows = [...evaluate(index, businesses[0]!.items), ...offTopicOutcomes(index)].filter((o) => o.features);
+  let w = [0, 0, 0, 0];
+  const x = (f: Features) => [1, f.queryCoverage, f.docCoverage, f.margin];
+  for (let epoch = 0; epoch < 20000; epoch++) {
+    const grad = [0, 0, 0, 0];
+    for (const r of rows) {
+      const xi = x(r.features!);
+      const p = 1 / (1 + Math.exp(-xi.reduce((s, v, k) => s + v * w[k]!, 0)));
+      // A wrong answer costs a business more than an honest "I don't know": weigh it double.
+      const err = (p - (r.correct ? 1 : 0)) * (r.correct ? 1 : 2);
+      xi.forEach((v, k) => {
+        grad[k]! += err * v;
+      });
+    }
+    w = w.map((v, k) => v - (0.5 * grad[k]!) / rows.length);
+  }
+  const fitted = { bias: +w[0]!.toFixed(2), queryCoverage: +w[1]!.toFixed(2), docCoverage: +w[2]!.toFixed(2), margin: +w[3]!.toFixed(2) };
+  console.log('fitted on', rows.length, 'examples (bakery paraphrases + off-topic):', JSON.stringify(fitted));
+  console.log('copy it into CALIBRATION in server/ai/knowledge.ts; figures below use it\n');
+  Object.assign(CALIBRATION, fitted);
+}
+
+console.log('Parley assistant evaluation (retrieval engine, no LLM)\n');
+const all: Outcome[] = [];
+const allOff: Outcome[] = [];
+const tuned = 'calibration fitted on this business';
+for (const [n, b] of businesses.entries()) {
+  const index = build(b.items);
+  const res = evaluate(index, b.items);
+  const off = offTopicOutcomes(index);
+  all.push(...res);
+  allOff.push(...off);
+  const hi = res.filter((r) => r.confidence >= 0.8);
+  console.log(`${b.business} (${b.items.length} pairs, ${res.length} paraphrases)${n === 0 ? ` [${tuned}]` : ' [held out]'}`);
+  console.log(`  top-1 accuracy                     ${pct(res.filter((r) => r.correct).length, res.length)}`);
+  console.log(`  accuracy at confidence >= 0.8      ${pct(hi.filter((r) => r.correct).length, hi.length)} (${pct(hi.length, res.length)} of questions answered)`);
+  console.log(`  off-topic answered at >= 0.6       ${pct(off.filter((r) => r.confidence >= 0.6).length, off.length)}`);
+}
+const hi = all.filter((r) => r.confidence >= 0.8);
+const heldOut = all.slice(businesses[0]!.items.length * 3);
+const heldHi = heldOut.filter((r) => r.confidence >= 0.8);
+console.log('\nAll three businesses');
+console.log(`  top-1 accuracy                     ${pct(all.filter((r) => r.correct).length, all.length)}`);
+console.log(`  accuracy at confidence >= 0.8      ${pct(hi.filter((r) => r.correct).length, hi.length)} (${pct(hi.length, all.length)} answered)`);
+console.log(`  same, held-out businesses only     ${pct(heldHi.filter((r) => r.correct).length, heldHi.length)}`);
+console.log(`  off-topic answered at >= 0.6       ${pct(allOff.filter((r) => r.confidence >= 0.6).length, allOff.length)} (${offTopic.length} questions x 3 businesses)`);
+
+// Latency: one account holding the 300 real patterns plus 9,700 generated ones built from the
+// same vocabulary (so posting lists are as long as a busy account's would be).
+const words = businesses.flatMap((b) => b.items.flatMap(([q]) => q.toLowerCase().replace(/[^a-z ]/g, '').split(' '))).filter((w) => w.length > 2);
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const big = new KnowledgeIndex();
+let id = 0;
+const offsets: number[] = [];
+for (const b of businesses) {
+  offsets.push(id);
+  for (const [q, a] of b.items) big.add({ id: id++, question: q, answer: a, weight: 1 });
+}
+while (id < 10_000) {
+  const len = 4 + Math.floor(rand() * 8);
+  const q = Array.from({ length: len }, () => words[Math.floor(rand() * words.length)]).join(' ');
+  big.add({ id: id++, question: `${q}?`, answer: `generated answer ${id}`, weight: 1 });
+}
+const queries = [...businesses.flatMap((b) => b.items.flatMap((i) => i.slice(2))), ...offTopic];
+const times: number[] = [];
+for (let round = 0; round < 3; round++) {
+  for (const q of queries) {
+    const t0 = performance.now();
+    big.search(q);
+    times.push(performance.now() - t0);
+  }
+}
+times.sort((a, b) => a - b);
+const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2);
+const bigRes = businesses.flatMap((b, n) => evaluate(big, b.items, offsets[n]));
+const bigHi = bigRes.filter((r) => r.confidence >= 0.8);
+console.log(`\nLatency with ${big.size.toLocaleString('en')} learned patterns (${times.length} answers)`);
+console.log(`  p50 ${at(0.5)} ms   p99 ${at(0.99)} ms`);
+console.log(`  (accuracy on this crowded index: top-1 ${pct(bigRes.filter((r) => r.correct).length, bigRes.length)}, at >= 0.8 ${pct(bigHi.filter((r) => r.correct).length, bigHi.length)})`);

@@ -1,0 +1,35 @@
+import type { ReactNode } from 'react';
+import { Icon } from '../icons';
+
+/** Title row of a signed-in screen; `actions` sit on the right. */
+export function PageHeader({ title, subtitle, actions }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div className="page-header-text">
+        <h1 className="page-title">{title}</h1>
+        {subtitle && <p className="page-subtitle">{subtitle}</p>}
+      </div>
+      {actions && <div className="page-actions">{actions}</div>}
+    </header>
+  );
+}
+
+/** The decorative notification bell of SPEC.md (does nothing); `dot` shows the red dot. */
+export function BellButton({ dot = false }: { dot?: boolean }) {
+  return (
+    <button type="button" className="icon-btn bell-btn" aria-label="Notifications">
+      <Icon.bell />
+      {dot && <span className="bell-dot" aria-hidden="true" />}
+    </button>
+  );
+}
+
+/** A search input with an icon; `onChange` optional (decorative when omitted). */
+export function SearchBox({ value, onChange, placeholder, label }: { value?: string; onChange?: (v: string) => void; placeholder: string; label: string }) {
+  return (
+    <div className="search-box">
+      <Icon.search />
+      <input type="search" className="search-input" placeholder={placeholder} aria-label={label} value={value} onChange={onChange ? (e) => onChange(e.target.value) : undefined} />
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import type { SubscriptionDto } from '@parley/shared';
+import { Button, Spinner } from '../ui';
+import { formatDollars, period, statusTone } from './format';
+
+function Status({ s }: { s: SubscriptionDto }) {
+  return <span className={`sub-status ${statusTone(s)}`}>{s.status}</span>;
+}
+
+/** Step 3: subscription history, a table on wide screens and cards on small ones. */
+export function History({ items, loading, error, onRetry }: { items: SubscriptionDto[]; loading: boolean; error: string; onRetry: () => void }) {
+  let body;
+  if (loading) {
+    body = (
+      <div className="sub-state">
+        <Spinner label="Loading subscription history" />
+      </div>
+    );
+  } else if (error) {
+    body = (
+      <div className="sub-error" role="alert">
+        <b>Error loading subscriptions</b>
+        <p>{error}</p>
+        <Button variant="secondary" onClick={onRetry}>
+          Retry
+        </Button>
+      </div>
+    );
+  } else if (items.length === 0) {
+    body = (
+      <div className="sub-empty">
+        <b>No subscriptions found</b>
+        <p>You don&apos;t have any subscription history yet</p>
+        <Button variant="secondary" onClick={() => window.location.reload()}>
+          Browse Plans
+        </Button>
+      </div>
+    );
+  } else {
+    body = (
+      <>
+        <table className="sub-table">
+          <thead>
+            <tr>
+              <th scope="col">Plan</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Status</th>
+              <th scope="col">Reference</th>
+              <th scope="col">Period</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((s) => (
+              <tr key={s.id}>
+                <td>{s.plan_name}</td>
+                <td>${formatDollars(s.amount)}</td>
+                <td><Status s={s} /></td>
+                <td className="sub-ref">{s.payment_reference || 'N/A'}</td>
+                <td>{period(s)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <ul className="sub-cards">
+          {items.map((s) => (
+            <li key={s.id}>
+              <div className="sub-card-top">
+                <b>{s.plan_name}</b>
+                <Status s={s} />
+              </div>
+              <dl>
+                <dt>Amount</dt>
+                <dd>${formatDollars(s.amount)}</dd>
+                <dt>Reference</dt>
+                <dd className="sub-ref">{s.payment_reference || 'N/A'}</dd>
+                <dt>Period</dt>
+                <dd>{period(s)}</dd>
+              </dl>
+            </li>
+          ))}
+        </ul>
+      </>
+    );
+  }
+  return (
+    <section className="sub-history" aria-labelledby="sub-history-title">
+      <h2 id="sub-history-title">Subscription History</h2>
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+
+/** Field -> first message. */
+export type FormErrors<K extends string = string> = Partial<Record<K, string>>;
+
+/**
+ * Validates with a shared zod schema (the same one the server uses) and returns either the
+ * parsed data or the first message per field, so form and API reject input with one text.
+ */
+export function validate<S extends z.ZodType>(schema: S, values: unknown): { ok: true; data: z.output<S> } | { ok: false; errors: FormErrors } {
+  const res = schema.safeParse(values);
+  if (res.success) return { ok: true, data: res.data };
+  const errors: FormErrors = {};
+  for (const issue of res.error.issues) {
+    const key = String(issue.path[0] ?? '_');
+    if (!errors[key]) errors[key] = issue.message;
+  }
+  return { ok: false, errors };
+}
+
+/** First message of each field of a server 422 `errors` map. */
+export function firstErrors(errors: Record<string, string[]> | undefined): FormErrors {
+  const out: FormErrors = {};
+  if (!errors) return out;
+  for (const [k, v] of Object.entries(errors)) if (v?.[0]) out[k] = v[0];
+  return out;
+}

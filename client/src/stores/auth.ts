@@ -1,0 +1,100 @@
+import type { AuthResponse, LoginInput, RegisterInput, UserDto } from '@parley/shared';
+import { create } from 'zustand';
+import { api, clearToken, getToken, setToken } from '../lib/api';
+
+/**
+ * Session state (SPEC.md section 4 "Auth"). `loading` stays true until the first user check
+ * ends; signed-in screens wait on it. Errors of login/register are thrown to the caller
+ * (ApiError with the server's message and field errors).
+ */
+interface AuthState {
+  user: UserDto | null;
+  loading: boolean;
+  /** True once init() has run at least once. */
+  initialized: boolean;
+  init: () => Promise<void>;
+  login: (input: LoginInput) => Promise<UserDto>;
+  register: (input: RegisterInput) => Promise<UserDto>;
+  logout: () => Promise<void>;
+  /** Merge fresh user fields (after a profile update). */
+  setUser: (patch: Partial<UserDto>) => void;
+  /** Re-fetch the current user. */
+  refresh: () => Promise<void>;
+}
+
+let initPromise: Promise<void> | null = null;
+
+async function fetchUser(): Promise<UserDto> {
+  return api.get<UserDto>('/api/vms/user');
+}
+
+export const useAuth = create<AuthState>((set, get) => ({
+  user: null,
+  loading: true,
+  initialized: false,
+
+  init: () => {
+    if (initPromise) return initPromise;
+    initPromise = (async () => {
+      if (!getToken()) {
+        set({ user: null, loading: false, initialized: true });
+        return;
+      }
+      set({ loading: true });
+      try {
+        const user = await fetchUser();
+        set({ user, loading: false, initialized: true });
+      } catch (e) {
+        // SPEC.md section 8: logged only, and the token is removed.
+        console.error('Failed to fetch current user', e);
+        clearToken();
+        set({ user: null, loading: false, initialized: true });
+      }
+    })();
+    return initPromise;
+  },
+
+  login: async (input) => {
+    const res = await api.post<AuthResponse>('/api/vms/login', input, { auth: false });
+    setToken(res.token);
+    set({ user: res.user, loading: false, initialized: true });
+    initPromise = Promise.resolve();
+    return res.user;
+  },
+
+  register: async (input) => {
+    const res = await api.post<AuthResponse>('/api/vms/register', input, { auth: false });
+    setToken(res.token);
+    set({ user: res.user, loading: false, initialized: true });
+    initPromise = Promise.resolve();
+    return res.user;
+  },
+
+  logout: async () => {
+    try {
+      if (getToken()) await api.post('/api/vms/logout', {});
+    } catch (e) {
+      console.error('Logout failed', e);
+    } finally {
+      clearToken();
+      set({ user: null, loading: false, initialized: true });
+      initPromise = Promise.resolve();
+    }
+  },
+
+  setUser: (patch) => {
+    const user = get().user;
+    if (user) set({ user: { ...user, ...patch } });
+  },
+
+  refresh: async () => {
+    try {
+      set({ user: await fetchUser() });
+    } catch (e) {
+      console.error('Failed to refresh current user', e);
+    }
+  },
+}));
+
+/** Admin checks follow SPEC.md: is_admin exactly true. */
+export const isAdmin = (user: UserDto | null | undefined): boolean => user?.is_admin === true;

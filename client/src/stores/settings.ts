@@ -1,0 +1,53 @@
+import type { PasswordChangeInput, ProfileInput, UserDto, WidgetSettingsDto } from '@parley/shared';
+import { create } from 'zustand';
+import { api, formData, unwrap } from '../lib/api';
+
+/** Console view of the widget settings (the server adds the avatar's URL). */
+export type WidgetSettings = WidgetSettingsDto & { avatar_url?: string };
+
+/** Settings calls (SPEC.md section 7). Each action throws ApiError; the screen picks the text. */
+interface SettingsState {
+  widget: WidgetSettings | null;
+  loading: boolean;
+  loadWidget: () => Promise<WidgetSettings>;
+  saveWidget: (input: { name: string; color: string; email_notifications: WidgetSettingsDto['email_notifications']; avatar?: File | null }) => Promise<WidgetSettings>;
+  updateProfile: (input: ProfileInput) => Promise<UserDto | null>;
+  updatePassword: (input: PasswordChangeInput) => Promise<void>;
+  deleteAccount: () => Promise<void>;
+}
+
+export const useSettings = create<SettingsState>((set) => ({
+  widget: null,
+  loading: false,
+
+  loadWidget: async () => {
+    set({ loading: true });
+    try {
+      const data = unwrap<WidgetSettings>(await api.get('/api/vms/widget-settings'));
+      set({ widget: data });
+      return data;
+    } finally {
+      set({ loading: false });
+    }
+  },
+
+  saveWidget: async ({ name, color, email_notifications, avatar }) => {
+    const body = formData({ name, color, email_notifications: JSON.stringify(email_notifications), avatar: avatar ?? undefined });
+    const data = unwrap<WidgetSettings>(await api.post('/api/vms/widget-settings', body));
+    set({ widget: data });
+    return data;
+  },
+
+  updateProfile: async (input) => {
+    const body = unwrap<UserDto | null>(await api.put('/api/vms/user/update', input));
+    return body ?? null;
+  },
+
+  updatePassword: async (input) => {
+    unwrap(await api.put('/api/vms/password/update', input));
+  },
+
+  deleteAccount: async () => {
+    unwrap(await api.delete('/api/vms/user/delete'));
+  },
+}));

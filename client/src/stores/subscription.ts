@@ -1,0 +1,132 @@
+import type { PlanDto, SubscriptionDto, UserDto } from '@parley/shared';
+import { create } from 'zustand';
+import { ApiError, api } from '../lib/api';
+import { toast } from './toasts';
+
+/**
+ * Plans, payment and subscription history (SPEC.md sections 2 "Subscription", 4 "Payment",
+ * 8 "Subscription and payment"). These calls answer `{ status: 'success', ... }`.
+ */
+export type Verification = 'none' | 'verifying' | 'success' | 'failed';
+
+interface StatusEnvelope {
+  status?: string;
+  message?: string;
+  error?: string;
+}
+
+interface SubscriptionState {
+  plans: PlanDto[];
+  plansLoading: boolean;
+  plansError: string;
+  subscriptions: SubscriptionDto[];
+  subsLoading: boolean;
+  subsError: string;
+  selected: PlanDto | null;
+  selectedIndex: number;
+  paying: boolean;
+  paymentError: string;
+  verification: Verification;
+  loadPlans: () => Promise<void>;
+  loadSubscriptions: () => Promise<void>;
+  select: (plan: PlanDto | null, index?: number) => void;
+  initializePayment: (plan: PlanDto, user: Pick<UserDto, 'id' | 'email'>) => Promise<void>;
+  /** Returns the activated subscription on success, null otherwise. */
+  verify: (reference: string) => Promise<SubscriptionDto | null>;
+}
+
+/** The server's message, else its error field (SPEC.md: "server message preferred"). */
+function serverText(e: unknown): string {
+  return e instanceof ApiError ? e.message || e.error || '' : '';
+}
+
+export const useSubscription = create<SubscriptionState>((set) => ({
+  plans: [],
+  plansLoading: true,
+  plansError: '',
+  subscriptions: [],
+  subsLoading: true,
+  subsError: '',
+  selected: null,
+  selectedIndex: -1,
+  paying: false,
+  paymentError: '',
+  verification: 'none',
+
+  loadPlans: async () => {
+    set({ plansLoading: true, plansError: '' });
+    try {
+      const body = await api.get<StatusEnvelope & { data?: PlanDto[] }>('/api/plans');
+      if (body?.status !== 'success' || !Array.isArray(body.data)) {
+        set({ plansLoading: false, plansError: 'Failed to fetch plans' });
+        return;
+      }
+      set({ plans: body.data, plansLoading: false });
+    } catch (e) {
+      const text = serverText(e) || 'Failed to fetch subscription plans';
+      toast.error(text);
+      set({ plansLoading: false, plansError: 'Failed to fetch subscription plans' });
+    }
+  },
+
+  loadSubscriptions: async () => {
+    set({ subsLoading: true, subsError: '' });
+    try {
+      const body = await api.get<StatusEnvelope & { data?: SubscriptionDto[] }>('/api/user/subscriptions');
+      if (body?.status !== 'success' || !Array.isArray(body.data)) {
+        set({ subsLoading: false, subsError: 'Failed to load subscriptions' });
+        return;
+      }
+      set({ subscriptions: body.data, subsLoading: false });
+    } catch (e) {
+      toast.error(serverText(e) || 'Failed to load subscription history');
+      set({ subsLoading: false, subsError: 'Failed to load subscription history' });
+    }
+  },
+
+  select: (plan, index = -1) => set({ selected: plan, selectedIndex: plan ? index : -1, paymentError: '' }),
+
+  initializePayment: async (plan, user) => {
+    set({ paying: true, paymentError: '' });
+    try {
+      const body = await api.post<StatusEnvelope & { authorization_url?: string }>('/api/initialize-payment', {
+        plan_id: plan.id,
+        email: user.email,
+        user_id: user.id,
+      });
+      if (body?.status !== 'success' || typeof body.authorization_url !== 'string' || !body.authorization_url) {
+        toast.error('Payment initialization failed');
+        set({ paying: false, paymentError: 'Payment initialization failed' });
+        return;
+      }
+      // Stay 'paying' while the browser leaves for the provider's page.
+      window.location.assign(body.authorization_url);
+    } catch (e) {
+      const text =
+        (e instanceof ApiError && (e.message || e.error)) ||
+        (e instanceof Error && e.message) ||
+        'An error occurred during payment initialization.';
+      toast.error(text);
+      set({ paying: false, paymentError: text });
+    }
+  },
+
+  verify: async (reference) => {
+    set({ verification: 'verifying' });
+    try {
+      const body = await api.get<StatusEnvelope & { subscription?: SubscriptionDto }>(`/api/verify-payment/${encodeURIComponent(reference)}`);
+      if (body?.status !== 'success') {
+        toast.error('Payment verification failed');
+        set({ verification: 'failed' });
+        return null;
+      }
+      toast.success('Payment successful! Your subscription is now active.');
+      set({ verification: 'success' });
+      return body.subscription ?? null;
+    } catch (e) {
+      toast.error(serverText(e) || 'Payment verification error');
+      set({ verification: 'failed' });
+      return null;
+    }
+  },
+}));

@@ -1,0 +1,186 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/client.js';
+import { aiChatMessages, aiFeedback, aiPatterns } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import type { UploadedImage } from '../plugins/uploads.js';
+import type { Actor } from '../policies/actor.js';
+import { ANSWER_THRESHOLD, answer, type FeedbackValue, feedback, learn } from './engine.js';
+import { describeImage, imageFacts } from './image.js';
+import { taughtFact } from './intents.js';
+import { llmConfigOf } from './llm.js';
+
+/** The console's assistant chat: one history per user, answers from the account's knowledge. */
+
+type ChatRow = typeof aiChatMessages.$inferSelect;
+
+export interface ChatbotMessageDto {
+  id: number;
+  sender_type: 'user' | 'bot';
+  content: string;
+  file_path: string;
+  /** Bot messages only (null on the user's). */
+  confidence_score: number | null;
+  intent_detected: string | null;
+  /** The feedback given on a bot message, if any. */
+  feedback: FeedbackValue | null;
+  created_at: string;
+}
+
+export interface LearningProgress {
+  total_interactions: number;
+  learned_patterns: number;
+  average_confidence: number;
+  learning_efficiency: number;
+}
+
+export function presentChatMessage(m: ChatRow, fb: FeedbackValue | null = null): ChatbotMessageDto {
+  const bot = m.senderType === 'bot';
+  return {
+    id: m.id,
+    sender_type: m.senderType,
+    content: m.content,
+    file_path: m.filePath,
+    confidence_score: bot ? m.confidenceScore : null,
+    intent_detected: bot ? m.intentDetected : null,
+    feedback: bot ? fb : null,
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+const HISTORY_LIMIT = 200;
+const DEFAULT_SUGGESTIONS = ['Hello', 'Need help?', 'Contact support'];
+
+export async function history(db: Db, actor: Actor): Promise<ChatbotMessageDto[]> {
+  const rows = await db
+    .select({ m: aiChatMessages, fb: aiFeedback.value })
+    .from(aiChatMessages)
+    .leftJoin(aiFeedback, eq(aiFeedback.messageId, aiChatMessages.id))
+    .where(and(eq(aiChatMessages.userId, actor.id), eq(aiChatMessages.accountId, actor.accountId)))
+    .orderBy(desc(aiChatMessages.id))
+    .limit(HISTORY_LIMIT);
+  return rows.reverse().map((r) => presentChatMessage(r.m, r.fb));
+}
+
+/** The account's most used questions, as chips to try. */
+export async function popularQuestions(db: Db, accountId: string): Promise<string[]> {
+  const rows = await db
+    .select({ q: aiPatterns.question })
+    .from(aiPatterns)
+    .where(and(eq(aiPatterns.accountId, accountId), eq(aiPatterns.retired, false)))
+    .orderBy(desc(aiPatterns.uses), desc(aiPatterns.weight), asc(aiPatterns.id))
+    .limit(4);
+  return rows.length ? rows.map((r) => r.q.slice(0, 120)) : DEFAULT_SUGGESTIONS;
+}
+
+/** Real counts: the user's questions and the answers they got; the account's active patterns. */
+export async function learningProgress(db: Db, actor: Actor): Promise<LearningProgress> {
+  const mine = and(eq(aiChatMessages.userId, actor.id), eq(aiChatMessages.accountId, actor.accountId));
+  // Teaching acknowledgements are not answers: they would inflate the figures.
+  const answers = and(mine, eq(aiChatMessages.senderType, 'bot'), sql`${aiChatMessages.intentDetected} is distinct from 'teach'`);
+  const [asked] = await db
+    .select({ n: sql<string>`count(*)` })
+    .from(aiChatMessages)
+    .where(and(mine, eq(aiChatMessages.senderType, 'user')));
+  const [bot] = await db
+    .select({
+      n: sql<string>`count(${aiChatMessages.confidenceScore})`,
+      avg: sql<string | null>`avg(${aiChatMessages.confidenceScore})`,
+      known: sql<string>`count(*) filter (where ${aiChatMessages.confidenceScore} >= ${ANSWER_THRESHOLD})`,
+    })
+    .from(aiChatMessages)
+    .where(answers);
+  const [patterns] = await db
+    .select({ n: sql<string>`count(*)` })
+    .from(aiPatterns)
+    .where(and(eq(aiPatterns.accountId, actor.accountId), eq(aiPatterns.retired, false)));
+  const answered = Number(bot?.n ?? 0);
+  return {
+    total_interactions: Number(asked?.n ?? 0),
+    learned_patterns: Number(patterns?.n ?? 0),
+    average_confidence: Math.round(Number(bot?.avg ?? 0) * 1000) / 1000,
+    learning_efficiency: answered ? Math.round((1000 * Number(bot?.known ?? 0)) / answered) / 10 : 0,
+  };
+}
+
+export interface SendResult {
+  data: ChatbotMessageDto[];
+  suggestions: string[];
+}
+
+/** Stores the user's message, works out the reply (teach, image, or an answer) and stores it. */
+export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: string, image?: UploadedImage): Promise<SendResult> {
+  const db = app.db;
+  const filePath = image ? await app.storage.save(actor.accountId, image.bytes, image.ext) : '';
+  const [mine] = await db
+    .insert(aiChatMessages)
+    .values({ accountId: actor.accountId, userId: actor.id, senderType: 'user', content: text, filePath })
+    .returning();
+
+  let content: string;
+  let confidence: number;
+  let intent: string;
+  let patternId: number | null = null;
+  let suggestions: string[] = [];
+  const fact = text ? taughtFact(text) : undefined;
+  if (fact) {
+    await learn(db, { accountId: actor.accountId, source: 'taught', question: fact, answer: fact });
+    content = `Got it! I'll remember: ${fact}`;
+    confidence = 1;
+    intent = 'teach';
+  } else if (text) {
+    const a = await answer(db, actor.accountId, text, { llm: llmConfigOf(app.config) });
+    content = image ? `${describeImage(imageFacts(image))}\n\n${a.text}` : a.text;
+    confidence = a.confidence;
+    intent = a.intent;
+    patternId = a.patternId;
+    suggestions = a.suggestions;
+  } else {
+    // An image alone: metadata is all there is to tell, and it is certain.
+    content = describeImage(imageFacts(image!));
+    confidence = 1;
+    intent = 'image';
+  }
+  const [bot] = await db
+    .insert(aiChatMessages)
+    .values({
+      accountId: actor.accountId,
+      userId: actor.id,
+      senderType: 'bot',
+      content,
+      confidenceScore: confidence,
+      intentDetected: intent,
+      patternId,
+    })
+    .returning();
+  if (suggestions.length === 0) suggestions = await popularQuestions(db, actor.accountId);
+  return { data: [presentChatMessage(mine!), presentChatMessage(bot!)], suggestions };
+}
+
+/** Rates a bot message of this user (the latest one unless `messageId` says which); a new value replaces the old. */
+export async function rateAnswer(
+  db: Db,
+  actor: Actor,
+  value: FeedbackValue,
+  messageId?: number,
+): Promise<{ message_id: number; feedback: FeedbackValue }> {
+  const own = and(
+    eq(aiChatMessages.userId, actor.id),
+    eq(aiChatMessages.accountId, actor.accountId),
+    eq(aiChatMessages.senderType, 'bot'),
+  );
+  const [message] = await db
+    .select()
+    .from(aiChatMessages)
+    .where(messageId !== undefined ? and(own, eq(aiChatMessages.id, messageId)) : own)
+    .orderBy(desc(aiChatMessages.id))
+    .limit(1);
+  if (!message) throw notFound('No assistant message to give feedback on');
+  const [previous] = await db.select().from(aiFeedback).where(eq(aiFeedback.messageId, message.id));
+  await db
+    .insert(aiFeedback)
+    .values({ messageId: message.id, accountId: actor.accountId, value })
+    .onConflictDoUpdate({ target: aiFeedback.messageId, set: { value, updatedAt: new Date() } });
+  if (message.patternId !== null) await feedback(db, message.patternId, value, previous?.value);
+  return { message_id: message.id, feedback: value };
+}

@@ -1,0 +1,83 @@
+/**
+ * Okapi BM25 over an in-memory inverted index (one per account). Small on purpose: the
+ * knowledge of one business is thousands of short questions, searched in well under a
+ * millisecond; documents can be added and removed as patterns are learned and retired.
+ */
+export interface Hit {
+  id: number;
+  score: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+export class Bm25 {
+  private postings = new Map<string, Map<number, number>>();
+  private lengths = new Map<number, number>();
+  private docTerms = new Map<number, string[]>();
+  private totalLength = 0;
+
+  get size(): number {
+    return this.lengths.size;
+  }
+
+  df(term: string): number {
+    return this.postings.get(term)?.size ?? 0;
+  }
+
+  /** Inverse document frequency; a term the index has never seen gets the highest value. */
+  idf(term: string): number {
+    const n = this.size;
+    const df = this.df(term);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  add(id: number, terms: string[]): void {
+    if (this.lengths.has(id)) this.remove(id);
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, n] of tf) {
+      let list = this.postings.get(t);
+      if (!list) this.postings.set(t, (list = new Map()));
+      list.set(id, n);
+    }
+    this.lengths.set(id, terms.length);
+    this.docTerms.set(id, [...tf.keys()]);
+    this.totalLength += terms.length;
+  }
+
+  remove(id: number): void {
+    const terms = this.docTerms.get(id);
+    if (!terms) return;
+    for (const t of terms) {
+      const list = this.postings.get(t);
+      list?.delete(id);
+      if (list && list.size === 0) this.postings.delete(t);
+    }
+    this.totalLength -= this.lengths.get(id) ?? 0;
+    this.lengths.delete(id);
+    this.docTerms.delete(id);
+  }
+
+  /** The best `limit` documents for the query terms, each score multiplied by boost(id). */
+  search(terms: string[], limit: number, boost: (id: number) => number = () => 1): Hit[] {
+    const n = this.size;
+    if (n === 0) return [];
+    const avg = this.totalLength / n || 1;
+    const scores = new Map<number, number>();
+    for (const t of new Set(terms)) {
+      const list = this.postings.get(t);
+      if (!list) continue;
+      const idf = this.idf(t);
+      for (const [id, tf] of list) {
+        const len = this.lengths.get(id) ?? 0;
+        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
+        scores.set(id, (scores.get(id) ?? 0) + s);
+      }
+    }
+    const hits: Hit[] = [];
+    for (const [id, s] of scores) hits.push({ id, score: s * boost(id) });
+    hits.sort((a, b) => b.score - a.score || a.id - b.id);
+    return hits.slice(0, limit);
+  }
+}

@@ -1,0 +1,199 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { accounts, aiPatterns, widgetSettings } from '../db/schema.js';
+import { detectIntent, type Intent } from './intents.js';
+import { KnowledgeIndex, type SearchResult } from './knowledge.js';
+import { groundedAnswer, type LlmConfig } from './llm.js';
+import { terms } from './normalize.js';
+
+/**
+ * The assistant's engine, with a small interface: learn (store knowledge), answer (retrieve,
+ * score, optionally let an LLM phrase it) and feedback (re-weight the pattern used).
+ * Each account's patterns are kept in an in-memory index, refreshed from the database when
+ * another request or node changed them (the `rev` sequence tells).
+ */
+
+/** Below this the console assistant says it does not know (SPEC: 0.6 is "Medium"). */
+export const ANSWER_THRESHOLD = 0.6;
+/** A suggestion must be at least this likely to be relevant. */
+const SUGGESTION_MIN = 0.25;
+const CACHE_ACCOUNTS = 200;
+
+export interface Answer {
+  text: string;
+  confidence: number;
+  intent: Intent;
+  /** The pattern used, for feedback; null for built-in or "don't know" answers. */
+  patternId: number | null;
+  /** false: the engine did not know and said so. */
+  known: boolean;
+  suggestions: string[];
+}
+
+interface Cached {
+  index: KnowledgeIndex;
+  rev: number;
+  count: number;
+}
+const cache = new Map<string, Cached>();
+
+async function stamp(db: Db, accountId: string): Promise<{ rev: number; count: number }> {
+  const [row] = await db
+    .select({ rev: sql<string>`coalesce(max(${aiPatterns.rev}), 0)`, count: sql<string>`count(*)` })
+    .from(aiPatterns)
+    .where(eq(aiPatterns.accountId, accountId));
+  return { rev: Number(row?.rev ?? 0), count: Number(row?.count ?? 0) };
+}
+
+/** The account's index, loaded once, then updated with only the rows changed since. */
+export async function indexFor(db: Db, accountId: string): Promise<KnowledgeIndex> {
+  const now = await stamp(db, accountId);
+  let entry = cache.get(accountId);
+  if (entry && entry.rev === now.rev && entry.count === now.count) return entry.index;
+  // Rows were deleted (count went down without a new rev): rebuild from scratch.
+  if (entry && now.count < entry.count) entry = undefined;
+  const since = entry?.rev ?? 0;
+  const index = entry?.index ?? new KnowledgeIndex();
+  const rows = await db
+    .select()
+    .from(aiPatterns)
+    .where(and(eq(aiPatterns.accountId, accountId), gt(aiPatterns.rev, since)));
+  for (const r of rows) {
+    if (r.retired) index.remove(r.id);
+    else index.add({ id: r.id, question: r.question, answer: r.answer, weight: r.weight });
+  }
+  cache.delete(accountId);
+  cache.set(accountId, { index, rev: now.rev, count: now.count });
+  if (cache.size > CACHE_ACCOUNTS) cache.delete(cache.keys().next().value as string);
+  return index;
+}
+
+export interface LearnInput {
+  accountId: string;
+  source: 'conversation' | 'taught';
+  question: string;
+  answer: string;
+  sourceMessageId?: number | undefined;
+}
+
+/** Stores a pattern; the same question with the same answer strengthens the existing one. Returns its id. */
+export async function learn(db: Db, input: LearnInput): Promise<number | undefined> {
+  const question = input.question.trim().slice(0, 2000);
+  const answer = input.answer.trim().slice(0, 5000);
+  if (!question || !answer || terms(question).length === 0) return undefined;
+  const [same] = await db
+    .select({ id: aiPatterns.id })
+    .from(aiPatterns)
+    .where(and(eq(aiPatterns.accountId, input.accountId), eq(aiPatterns.question, question), eq(aiPatterns.answer, answer)))
+    .limit(1);
+  if (same) {
+    await db
+      .update(aiPatterns)
+      .set({ weight: sql`least(2, ${aiPatterns.weight} + 0.1)`, retired: false, rev: sql`nextval('ai_patterns_rev_seq')` })
+      .where(eq(aiPatterns.id, same.id));
+    return same.id;
+  }
+  const [row] = await db
+    .insert(aiPatterns)
+    .values({ accountId: input.accountId, source: input.source, question, answer, sourceMessageId: input.sourceMessageId ?? null })
+    .onConflictDoNothing()
+    .returning({ id: aiPatterns.id });
+  return row?.id;
+}
+
+/** Account info and greetings, the knowledge every account has without learning anything. */
+async function builtIn(db: Db, accountId: string, intent: Intent, query: string[]): Promise<string | undefined> {
+  if (intent === 'thanks') return "You're welcome! Is there anything else I can help you with?";
+  if (intent === 'goodbye') return 'Goodbye, and thank you for getting in touch!';
+  const [info] = await db
+    .select({
+      website: accounts.websiteUrl,
+      phone: accounts.phoneNumber,
+      location: accounts.businessLocation,
+      greeting: widgetSettings.initialGreeting,
+    })
+    .from(accounts)
+    .leftJoin(widgetSettings, eq(widgetSettings.accountId, accounts.id))
+    .where(eq(accounts.id, accountId));
+  if (!info) return undefined;
+  if (intent === 'greeting') return info.greeting ?? 'Hello! How can we assist you today?';
+  const parts: string[] = [];
+  if (query.includes('contact') && info.phone) parts.push(`You can call us on ${info.phone}.`);
+  if (query.includes('location') && info.location) parts.push(`We are located at ${info.location}.`);
+  if ((query.includes('contact') || query.includes('websit')) && info.website) parts.push(`Our website is ${info.website}.`);
+  return parts.length ? parts.join(' ') : undefined;
+}
+
+/** Confidence given to greetings, thanks and account info: rule-based, right when they fire. */
+const BUILT_IN_CONFIDENCE = 0.9;
+
+export interface AnswerOptions {
+  llm?: LlmConfig | undefined;
+  /** Confidence needed to give an answer (default ANSWER_THRESHOLD). */
+  threshold?: number;
+}
+
+/** Answers a question from the account's knowledge, honestly: below the threshold it says so. */
+export async function answer(db: Db, accountId: string, text: string, opts: AnswerOptions = {}): Promise<Answer> {
+  const threshold = opts.threshold ?? ANSWER_THRESHOLD;
+  const intent = detectIntent(text);
+  const index = await indexFor(db, accountId);
+  const found: SearchResult = index.search(text);
+  const best = found.best;
+  const suggestions = found.candidates
+    .filter((c) => c !== best && c.confidence >= SUGGESTION_MIN)
+    .map((c) => c.pattern.question)
+    .slice(0, 3);
+
+  if (!best || best.confidence < BUILT_IN_CONFIDENCE) {
+    const info = await builtIn(db, accountId, intent, found.terms);
+    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions };
+  }
+  if (!best || best.confidence < threshold) {
+    const guesses = best && best.confidence >= SUGGESTION_MIN ? [best.pattern.question, ...suggestions].slice(0, 3) : suggestions;
+    return {
+      text:
+        "I'm not sure about that yet, so I won't guess. " +
+        (guesses.length ? 'Did you mean one of the suggestions below? ' : '') +
+        'You can teach me with "remember: ..." or a team member will answer.',
+      confidence: round(best?.confidence ?? 0),
+      intent,
+      patternId: null,
+      known: false,
+      suggestions: guesses,
+    };
+  }
+  let reply = best.pattern.answer;
+  if (opts.llm) {
+    const knowledge = found.candidates.filter((c) => c.confidence >= threshold).map((c) => c.pattern);
+    reply = (await groundedAnswer(opts.llm, text, knowledge)) ?? reply;
+  }
+  await db.update(aiPatterns).set({ uses: sql`${aiPatterns.uses} + 1` }).where(eq(aiPatterns.id, best.pattern.id));
+  return { text: reply, confidence: round(best.confidence), intent, patternId: best.pattern.id, known: true, suggestions };
+}
+
+export type FeedbackValue = 'helpful' | 'partially_helpful' | 'not_helpful';
+
+const DELTA: Record<FeedbackValue, number> = { helpful: 0.15, partially_helpful: 0.05, not_helpful: -0.3 };
+/** A pattern whose weight falls to this is retired: it is no longer used to answer. */
+export const RETIRE_AT = 0.2;
+
+/** Re-weights the pattern behind an answer; `previous` is the value this feedback replaces. */
+export async function feedback(db: Db, patternId: number, value: FeedbackValue, previous?: FeedbackValue): Promise<void> {
+  if (previous === value) return;
+  const delta = DELTA[value] - (previous ? DELTA[previous] : 0);
+  const count = (v: FeedbackValue) => (value === v ? 1 : 0) - (previous === v ? 1 : 0);
+  const weight = sql`greatest(0, least(2, ${aiPatterns.weight} + ${delta}::real))`;
+  await db
+    .update(aiPatterns)
+    .set({
+      weight,
+      helpful: sql`${aiPatterns.helpful} + ${count('helpful')}::int`,
+      notHelpful: sql`${aiPatterns.notHelpful} + ${count('not_helpful')}::int`,
+      retired: sql`${weight} <= ${RETIRE_AT}::real`,
+      rev: sql`nextval('ai_patterns_rev_seq')`,
+    })
+    .where(eq(aiPatterns.id, patternId));
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;

@@ -1,0 +1,96 @@
+/**
+ * The plan in force for an account and the limits it implies (PRODUCT.md section 7): a paid
+ * subscription in its period, else the trial in its period, else Starter. Every function takes
+ * `now` so tests can move the clock.
+ */
+import { and, count, eq, gt, gte, lt } from 'drizzle-orm';
+import { STARTER_MONTHLY_CHATS } from '@parley/shared';
+import type { Tx } from '../db/client.js';
+import { conversations, plans, subscriptions } from '../db/schema.js';
+import { HttpError } from '../errors.js';
+
+export type PlanName = 'Starter' | 'Professional' | 'Enterprise';
+
+export interface PlanInForce {
+  plan: PlanName;
+  trial: boolean;
+  /** End of the paid period (renewals included) or of the trial; null on Starter. */
+  expiresAt: Date | null;
+}
+
+export const CHAT_LIMIT_MESSAGE = 'This account has reached its monthly chat limit';
+
+const RANK: Record<PlanName, number> = { Starter: 0, Professional: 1, Enterprise: 2 };
+const NAME_BY_CODE: Record<string, PlanName> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
+
+export async function planInForce(db: Tx, accountId: string, now: Date): Promise<PlanInForce> {
+  const rows = await db
+    .select({ code: plans.code, status: subscriptions.status, start: subscriptions.startDate, expiry: subscriptions.expiryDate })
+    .from(subscriptions)
+    .innerJoin(plans, eq(plans.id, subscriptions.planId))
+    .where(and(eq(subscriptions.accountId, accountId), eq(subscriptions.isActive, true), gt(subscriptions.expiryDate, now)));
+
+  let best: PlanInForce = { plan: 'Starter', trial: false, expiresAt: null };
+  for (const row of rows) {
+    const plan = NAME_BY_CODE[row.code];
+    if (!plan || row.start > now) continue;
+    const trial = row.status === 'trial';
+    if (!trial && row.status !== 'active') continue;
+    // A paid plan beats the trial; a higher plan beats a lower one.
+    const better = RANK[plan] > RANK[best.plan] || (RANK[plan] === RANK[best.plan] && best.trial && !trial);
+    if (better) best = { plan, trial, expiresAt: row.expiry };
+  }
+  if (best.plan !== 'Starter' && !best.trial) {
+    // Renewals paid in advance start where this period ends: report the end of the chain.
+    for (const row of rows) {
+      if (row.status === 'active' && NAME_BY_CODE[row.code] === best.plan && best.expiresAt && row.start <= best.expiresAt && row.expiry > best.expiresAt) {
+        best = { ...best, expiresAt: row.expiry };
+      }
+    }
+  }
+  return best;
+}
+
+/** The plan in force as GET /api/vms/user shows it. */
+export async function planSummary(
+  db: Tx,
+  accountId: string,
+  now: Date,
+): Promise<{ plan: PlanName; trial: boolean; expires_at: string | null }> {
+  const p = await planInForce(db, accountId, now);
+  return { plan: p.plan, trial: p.trial, expires_at: p.expiresAt ? p.expiresAt.toISOString() : null };
+}
+
+/** The AI assistant and removing the widget branding need Professional (or its trial) or above. */
+export async function hasProfessional(db: Tx, accountId: string, now: Date): Promise<boolean> {
+  return (await planInForce(db, accountId, now)).plan !== 'Starter';
+}
+
+/** The calendar month (UTC) holding `now`: [start, end). */
+export function monthOf(now: Date): { start: Date; end: Date } {
+  return {
+    start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+  };
+}
+
+/** New chats (conversations opened) this calendar month. */
+export async function chatsThisMonth(db: Tx, accountId: string, now: Date): Promise<number> {
+  const { start, end } = monthOf(now);
+  const [row] = await db
+    .select({ n: count() })
+    .from(conversations)
+    .where(and(eq(conversations.accountId, accountId), gte(conversations.createdAt, start), lt(conversations.createdAt, end)));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Call before opening a new conversation (not for messages in an existing one). On Starter,
+ * the 101st new chat of a calendar month is refused with 403; the widget then offers the
+ * offline form.
+ */
+export async function assertCanStartChat(db: Tx, accountId: string, now: Date): Promise<void> {
+  const { plan } = await planInForce(db, accountId, now);
+  if (plan !== 'Starter') return;
+  if ((await chatsThisMonth(db, accountId, now)) >= STARTER_MONTHLY_CHATS) throw new HttpError(403, CHAT_LIMIT_MESSAGE);
+}

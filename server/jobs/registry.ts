@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import { notificationJobs } from '../notifications/jobs.js';
+import { PermanentJobError, type JobContext, type JobDefinition } from './types.js';
+
+/**
+ * Every background job of the server: name, payload schema, handler. One list, read by both
+ * runners and by `npm run worker`; another area adds its definitions here.
+ */
+export const jobDefinitions = [...notificationJobs] as const;
+
+type Definitions = (typeof jobDefinitions)[number];
+export type JobName = Definitions['name'];
+export type JobPayloads = { [D in Definitions as D['name']]: z.input<D['schema']> };
+
+const byName = new Map<string, JobDefinition>(jobDefinitions.map((d) => [d.name, d as unknown as JobDefinition]));
+
+/** Checks a payload before it is stored: a bad enqueue fails at the caller, not later in a worker. */
+export function validatePayload(name: string, payload: unknown): unknown {
+  const def = byName.get(name);
+  if (!def) throw new Error(`unknown job ${name}`);
+  return def.schema.parse(payload);
+}
+
+/** Runs one job; an unknown name or an invalid payload is permanent (no retry can fix it). */
+export async function runJob(name: string, payload: unknown, ctx: JobContext): Promise<void> {
+  const def = byName.get(name);
+  if (!def) throw new PermanentJobError(`unknown job ${name}`);
+  const parsed = def.schema.safeParse(payload);
+  if (!parsed.success) throw new PermanentJobError(`invalid payload for ${name}: ${parsed.error.message}`);
+  await def.handle(parsed.data, ctx);
+}
+
+/** The delay before retry number `attempt` (1-based runs made so far): base, 2x, 4x... */
+export function backoffDelay(baseMs: number, attemptsMade: number): number {
+  return baseMs * 2 ** Math.max(0, attemptsMade - 1);
+}

@@ -1,0 +1,208 @@
+/** Test support for the jobs area: a real SMTP server (smtp-server) and apps with jobs settings. */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import type { FastifyInstance } from 'fastify';
+import { eq } from 'drizzle-orm';
+import { createClient } from 'redis';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { openPglite, openPostgres, type Database } from '../db/client.js';
+import { authTokens, users } from '../db/schema.js';
+import { TEST_DB, TEST_REDIS_URL, createPgDatabase } from '../test/harness.js';
+import type { JobsConfig } from './config.js';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  headers: Record<string, string>;
+  text: string;
+  html: string;
+}
+
+function decodePart(body: string, encoding: string): string {
+  if (/quoted-printable/i.test(encoding)) {
+    const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  }
+  if (/base64/i.test(encoding)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  return body;
+}
+
+function parseHeaders(block: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of block.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return headers;
+}
+
+/** Just enough MIME for our own emails: headers, and the text/plain and text/html parts decoded. */
+export function parseMail(raw: string): Omit<ReceivedMail, 'from' | 'to'> {
+  const split = raw.search(/\r?\n\r?\n/);
+  const headers = parseHeaders(raw.slice(0, split));
+  const out = { headers, text: '', html: '' };
+  const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+  const parts = boundary ? raw.split(`--${boundary}`).slice(1, -1) : [raw];
+  for (const part of parts) {
+    const at = part.search(/\r?\n\r?\n/);
+    const h = parseHeaders(part.slice(0, at));
+    const body = decodePart(part.slice(at).replace(/^\r?\n\r?\n/, '').replace(/\r?\n$/, ''), h['content-transfer-encoding'] ?? '');
+    if (/text\/plain/i.test(h['content-type'] ?? '')) out.text = body;
+    if (/text\/html/i.test(h['content-type'] ?? '')) out.html = body;
+  }
+  return out;
+}
+
+/** Decodes an RFC 2047 header (nodemailer encodes non-ASCII subjects). */
+export function decodeHeader(v: string): string {
+  return v.replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_m, enc: string, data: string) =>
+    enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodePart(data.replace(/_/g, ' '), 'quoted-printable'),
+  );
+}
+
+export interface TestSmtp {
+  url: string;
+  mails: ReceivedMail[];
+  /** Refuse the next n messages with a temporary error (451), then accept. */
+  failNext(n: number): void;
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtp(): Promise<TestSmtp> {
+  const mails: ReceivedMail[] = [];
+  let failures = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        if (failures > 0) {
+          failures--;
+          const err = Object.assign(new Error('Try again later'), { responseCode: 451 });
+          return callback(err);
+        }
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        mails.push({ from, to: session.envelope.rcptTo.map((r) => r.address), ...parseMail(raw) });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    failNext(n) {
+      failures = n;
+    },
+    async waitFor(count, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (mails.length < count) {
+        if (Date.now() > until) throw new Error(`expected ${count} emails, got ${mails.length}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return mails;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type RunnerKind = 'in-process' | 'bullmq';
+
+/** A database that can be reopened by a second app (the restart test): PostgreSQL url or PGlite dir. */
+export interface ReopenableDb {
+  open(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+export async function reopenableDb(): Promise<ReopenableDb> {
+  if (TEST_DB === 'postgres') {
+    const created = await createPgDatabase();
+    return { open: () => openPostgres(created.url), drop: created.drop };
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-jobs-pg-'));
+  return { open: () => openPglite(dir), drop: () => fs.rm(dir, { recursive: true, force: true }) };
+}
+
+export interface JobsTestApp {
+  app: FastifyInstance;
+  database: Database;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app with a jobs configuration (config.jobs, until config.ts reads it from the
+ * environment), on a given database or a fresh one, with the chosen runner.
+ */
+export async function buildJobsApp(opts: {
+  runner: RunnerKind;
+  smtpUrl?: string | undefined;
+  jobs?: Partial<JobsConfig>;
+  db?: ReopenableDb;
+  env?: Record<string, string>;
+}): Promise<JobsTestApp> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-jobs-'));
+  const owned = opts.db ? undefined : await reopenableDb();
+  const database = await (opts.db ?? owned)!.open();
+  await database.migrate();
+  const base = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    LOGIN_LIMIT_PER_IP: '100000',
+    LOGIN_LIMIT_PER_EMAIL: '100000',
+    REGISTER_LIMIT_PER_IP: '100000',
+    ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
+    ...(opts.runner === 'bullmq' ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...opts.env,
+  });
+  const jobs: Partial<JobsConfig> = { pollMs: 50, backoffMs: 100, ...opts.jobs };
+  const app = await buildApp({ config: { ...base, jobs } as typeof base, database, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    dataDir,
+    async close() {
+      await app.close();
+      await database.close();
+      await owned?.drop();
+      if (opts.runner === 'bullmq' && jobs.queuePrefix) await dropRedisPrefix(jobs.queuePrefix);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Removes a test's BullMQ keys (failed jobs are kept by design, so they would stay forever). */
+async function dropRedisPrefix(prefix: string): Promise<void> {
+  const client = createClient({ url: TEST_REDIS_URL });
+  await client.connect();
+  try {
+    const keys = await client.keys(`${prefix}:*`);
+    if (keys.length > 0) await client.del(keys);
+  } finally {
+    await client.quit();
+  }
+}
+
+/** A unique BullMQ key prefix, so tests never see each other's jobs in the shared Redis. */
+export const uniquePrefix = () => `parley-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Makes every console session of the account look idle: no agent online. */
+export async function setAgentsOffline(app: FastifyInstance, accountId: string): Promise<void> {
+  const ids = await app.database.db.select({ id: users.id }).from(users).where(eq(users.accountId, accountId));
+  for (const { id } of ids) {
+    await app.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 60 * 60_000) }).where(eq(authTokens.userId, id));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

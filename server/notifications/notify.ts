@@ -1,0 +1,125 @@
+import { and, desc, eq, gt, isNull, lt, max, ne, or } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { conversations, messages, sentEmails, users, visitors, widgetSettings } from '../db/schema.js';
+import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
+import type { JobContext } from '../jobs/types.js';
+import type { SentMail } from '../services/mail.js';
+import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
+
+const LAST_MESSAGES = 10;
+/** How long one run holds an email it is sending (longer than any SMTP timeout). */
+const SEND_LOCK_MS = 5 * 60_000;
+
+/** The widget settings' email_notifications toggle of each kind. */
+const TOGGLE = { newChat: 'newChats', offlineMessage: 'offlineMessages', missedChat: 'missedChats' } as const;
+
+export interface NotifyPayload {
+  accountId: string;
+  conversationId: number;
+  /** Unique per trigger: the idempotency key of the email (a job run twice sends once). */
+  key: string;
+  /** Missed chat: the visitor message that must be answered. */
+  messageId?: number | undefined;
+}
+
+/** When the last email of this kind for the conversation was sent (the batching window). */
+export async function lastSentAt(db: Db, conversationId: number, kind: NotificationKind, exceptKey = ''): Promise<Date | null> {
+  const [row] = await db
+    .select({ at: max(sentEmails.sentAt) })
+    .from(sentEmails)
+    .where(and(eq(sentEmails.conversationId, conversationId), eq(sentEmails.kind, kind), eq(sentEmails.status, 'sent'), ne(sentEmails.key, exceptKey)));
+  return row?.at ? new Date(row.at) : null;
+}
+
+/**
+ * One notification job: checks the toggle, the answer (missed chat) and the batching window,
+ * then sends the owner one email, recorded under a unique key before sending.
+ */
+export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx: JobContext): Promise<void> {
+  const { db, log } = ctx;
+  const [row] = await db
+    .select({ conversation: conversations, visitor: visitors })
+    .from(conversations)
+    .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+    .where(and(eq(conversations.id, p.conversationId), eq(conversations.accountId, p.accountId)));
+  if (!row) return; // deleted since: nothing to tell
+  const { conversation, visitor } = row;
+
+  const [settings] = await db.select({ toggles: widgetSettings.emailNotifications }).from(widgetSettings).where(eq(widgetSettings.accountId, p.accountId));
+  // The toggles are true when absent (SPEC.md section 3).
+  if (settings && settings.toggles[TOGGLE[kind]] === false) return;
+
+  if (kind === 'missedChat' && p.messageId !== undefined) {
+    const [answer] = await db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversation.id), eq(messages.senderType, 'user'), gt(messages.id, p.messageId)))
+      .limit(1);
+    if (answer) return;
+  }
+
+  const key = `${kind}:${conversation.id}:${p.key}`;
+  const last = await lastSentAt(db, conversation.id, kind, key);
+  if (last && Date.now() - last.getTime() < ctx.settings.batchWindowMs) {
+    log.info({ kind, conversationId: conversation.id }, 'notification batched: one was sent within the window');
+    return;
+  }
+
+  const [owner] = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
+    .limit(1);
+  if (!owner) return;
+
+  await db
+    .insert(sentEmails)
+    .values({ key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email })
+    .onConflictDoNothing({ target: sentEmails.key });
+  // Claim the send: a concurrent run of the same job must not send it too.
+  const now = new Date();
+  const [claimed] = await db
+    .update(sentEmails)
+    .set({ lockedUntil: new Date(now.getTime() + SEND_LOCK_MS) })
+    .where(and(eq(sentEmails.key, key), eq(sentEmails.status, 'sending'), or(isNull(sentEmails.lockedUntil), lt(sentEmails.lockedUntil, now))))
+    .returning({ id: sentEmails.id });
+  if (!claimed) {
+    const [record] = await db.select({ status: sentEmails.status }).from(sentEmails).where(eq(sentEmails.key, key));
+    if (record?.status === 'sent') return; // this job already ran to the end once
+    throw new Error('the same notification is being sent by another run'); // retried: then it is 'sent'
+  }
+
+  const email = composeEmail({
+    kind,
+    to: owner.email,
+    visitor: { id: visitor.id, name: visitor.name, email: visitor.email, page: visitor.currentPage },
+    lines: await lastLines(db, conversation.id, visitor.name),
+    link: `${ctx.publicUrl}/conversations?visitor=${encodeURIComponent(visitor.id)}`,
+    replyTo: kind === 'offlineMessage' && visitor.email ? visitor.email : undefined,
+  });
+  let sent: SentMail;
+  try {
+    sent = await ctx.mailer.send({ ...email, messageId: `<${key.replace(/[^\w.-]/g, '.')}@parley>` });
+  } catch (err) {
+    // Released for the retry, which sends it (the job runner retries with backoff).
+    await db.update(sentEmails).set({ lockedUntil: null }).where(eq(sentEmails.key, key));
+    throw err;
+  }
+  await db.update(sentEmails).set({ status: 'sent', sentAt: new Date(), lockedUntil: null }).where(eq(sentEmails.key, key));
+  log.info({ kind, conversationId: conversation.id, messageId: sent.messageId }, 'notification sent');
+}
+
+async function lastLines(db: Db, conversationId: number, visitorName: string): Promise<EmailLine[]> {
+  const rows = await db
+    .select({ senderType: messages.senderType, text: messages.message, filePath: messages.filePath, at: messages.createdAt, author: users.name })
+    .from(messages)
+    .leftJoin(users, eq(users.id, messages.authorId))
+    .where(eq(messages.conversationId, conversationId))
+    .orderBy(desc(messages.id))
+    .limit(LAST_MESSAGES);
+  return rows.reverse().map((m) => ({
+    author: m.senderType === 'visitor' ? visitorName || 'Visitor' : m.senderType === 'bot' ? 'Assistant' : (m.author ?? 'Agent'),
+    text: m.text || (m.filePath ? IMAGE_PLACEHOLDER : ''),
+    at: m.at,
+  }));
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { conversations } from '../db/schema.js';
+import type { JobsSettings } from '../jobs/config.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { DomainEvents } from '../services/domainEvents.js';
+import { isAgentOnline } from '../services/presence.js';
+import type { NotificationKind } from './compose.js';
+import { lastSentAt } from './notify.js';
+
+const JOB: Record<NotificationKind, 'notify.newChat' | 'notify.offlineMessage' | 'notify.missedChat'> = {
+  newChat: 'notify.newChat',
+  offlineMessage: 'notify.offlineMessage',
+  missedChat: 'notify.missedChat',
+};
+
+export const missedChatKey = (conversationId: number) => `notify:missedChat:${conversationId}`;
+
+/** Turns chat events into notification jobs; the jobs decide (toggles, answers, window) when they run. */
+export function subscribeNotifications(deps: { db: Db; events: DomainEvents; jobs: JobQueue; settings: JobsSettings }): void {
+  const { db, events, jobs, settings } = deps;
+
+  /**
+   * One pending job per conversation and kind (later triggers join it), and none before the
+   * batching window since the last email ends: a busy visitor gets one email, sent with the
+   * latest messages, instead of a flood.
+   */
+  async function schedule(kind: NotificationKind, accountId: string, conversationId: number, delayMs = 0, messageId?: number) {
+    const last = await lastSentAt(db, conversationId, kind);
+    const windowLeft = last ? last.getTime() + settings.batchWindowMs - Date.now() : 0;
+    await jobs.enqueue(
+      JOB[kind],
+      { accountId, conversationId, key: randomUUID(), ...(messageId !== undefined ? { messageId } : {}) },
+      { delayMs: Math.max(delayMs, windowLeft, 0), dedupeKey: `notify:${kind}:${conversationId}` },
+    );
+  }
+
+  events.on('message.stored', async (e) => {
+    if (!e.created) return;
+    const conversationId = e.conversation.id;
+    if (e.message.senderType === 'user') {
+      // An agent answered: the missed-chat check waiting on this conversation is not needed.
+      await jobs.cancel(missedChatKey(conversationId));
+      return;
+    }
+    if (e.message.senderType !== 'visitor') return;
+    if (e.conversationCreated) await schedule('newChat', e.accountId, conversationId);
+    if (!(await isAgentOnline(db, e.accountId))) await schedule('offlineMessage', e.accountId, conversationId);
+    await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
+  });
+
+  events.on('offline.message', async (e) => {
+    const [conversation] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, e.visitor.id));
+    if (conversation) await schedule('offlineMessage', e.accountId, conversation.id);
+  });
+}

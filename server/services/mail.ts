@@ -1,0 +1,62 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  replyTo?: string | undefined;
+  /** A stable Message-ID, so a resend after an unknown outcome is recognisable as the same email. */
+  messageId?: string | undefined;
+}
+
+export interface SentMail {
+  messageId: string;
+  /** Where the .eml was written when no SMTP server is configured. */
+  file?: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<SentMail>;
+  close(): void;
+}
+
+export interface MailConfig {
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  dataDir: string;
+}
+
+/**
+ * SMTP through nodemailer with SMTP_URL; without it every email is written to DATA_DIR/mail/ as
+ * an .eml file (and its path logged), so a first-time user can read what would have been sent.
+ */
+export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+  if (config.smtpUrl) {
+    const transport = nodemailer.createTransport(config.smtpUrl);
+    return {
+      async send(message) {
+        const info = await transport.sendMail({ from: config.mailFrom, ...message });
+        return { messageId: info.messageId };
+      },
+      close: () => transport.close(),
+    };
+  }
+  const dir = path.join(config.dataDir, 'mail');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from: config.mailFrom, ...message });
+      await fs.mkdir(dir, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = path.join(dir, `${stamp}-${Math.random().toString(36).slice(2, 8)}.eml`);
+      await fs.writeFile(file, info.message as Buffer);
+      log.info({ file, to: message.to, subject: message.subject }, 'email written (no SMTP_URL configured)');
+      return { messageId: info.messageId, file };
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,52 @@
+import type { MessageDto } from '@parley/shared';
+import type { PublicSettings } from '../types.js';
+import { SendError, type Outgoing } from './outbox.js';
+
+export interface Identity {
+  visitor_id: string;
+  visitor_token: string;
+}
+
+/** The widget's REST calls (PRODUCT.md section 4). Errors become SendError with the server's words. */
+export function createApi(base: string, key: string, token: () => string | undefined) {
+  async function call<T>(method: string, path: string, body?: BodyInit | object): Promise<T> {
+    const headers: Record<string, string> = {};
+    const t = token();
+    if (t) headers.authorization = `Bearer ${t}`;
+    let payload: BodyInit | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(base + path, { method, headers, body: payload });
+    } catch {
+      throw new SendError('Network error');
+    }
+    const json = (await res.json().catch(() => ({}))) as { data?: T; message?: string; errors?: Record<string, string[]> };
+    if (!res.ok) {
+      const first = json.errors ? Object.values(json.errors)[0]?.[0] : undefined;
+      throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status);
+    }
+    return json.data as T;
+  }
+
+  return {
+    settings: () => call<PublicSettings>('GET', `/api/widget-settings?unique_code=${encodeURIComponent(key)}`),
+    createVisitor: (extra: { name?: string; email?: string; page_url: string; referrer: string; locale: string }) =>
+      call<Identity>('POST', '/api/widget/visitors', { unique_code: key, ...extra }),
+    updateVisitor: (patch: { name?: string; email?: string; page_url?: string }) => call<unknown>('PATCH', '/api/widget/visitor', patch),
+    messages: (sinceId: number) => call<MessageDto[]>('GET', `/api/widget/messages${sinceId ? `?since_id=${sinceId}` : ''}`),
+    send: (o: Outgoing) => {
+      const form = new FormData();
+      if (o.message) form.append('message', o.message);
+      form.append('client_id', o.client_id);
+      if (o.image) form.append('image', o.image);
+      return call<MessageDto>('POST', '/api/widget/messages', form);
+    },
+    offline: (email: string, message: string) => call<unknown>('POST', '/api/widget/offline', { email, message }),
+  };
+}
+export type Api = ReturnType<typeof createApi>;

@@ -1,0 +1,373 @@
+/**
+ * The live widget: visitor identity, history, sending with retries, the socket and its REST
+ * fallback, unread badge and the host-page API. Entry of the UI chunk (dist/ui-<hash>.js).
+ */
+import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, EVENTS, IMAGE_MIME_TYPES, NOT_AN_IMAGE, POLL_INTERVAL_MS } from '../shared.js';
+import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
+import type { Command, EventKind, LoaderContext } from '../types.js';
+import { type Api, createApi } from './api.js';
+import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
+import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
+import { type Channels, SendError, deliver, isRetryable, newClientId } from './outbox.js';
+import { View } from './render.js';
+import { MiniSocket } from './socket.js';
+import { type Stored, load, save } from './storage.js';
+
+type Listener = (data: unknown) => void;
+
+export class Chat {
+  private readonly view: View;
+  private readonly api: Api;
+  private me?: Stored;
+  private creating?: Promise<Stored>;
+  private socket?: MiniSocket;
+  private messages: ChatMessage[] = [];
+  private images = new Map<string, Blob>();
+  private listeners = new Map<string, Listener[]>();
+  private historyLoaded = false;
+  private syncing?: Promise<void>;
+  private poll?: ReturnType<typeof setInterval>;
+  private typingOff?: ReturnType<typeof setTimeout>;
+  private agentTyping?: ReturnType<typeof setTimeout>;
+  private reported = new Set<EventKind>();
+  private settingsAt = Date.now();
+  private page = location.href;
+
+  constructor(
+    private readonly ctx: LoaderContext,
+    lang: string,
+    texts: Texts,
+  ) {
+    this.api = createApi(ctx.base, ctx.key, () => this.me?.visitor_token);
+    this.view = new View(ctx.root, {
+      base: ctx.base,
+      lang,
+      texts,
+      settings: ctx.settings,
+      launcher: ctx.launcher,
+      handlers: {
+        toggle: (open) => this.toggled(open),
+        send: (text) => this.sendText(text),
+        attach: (file) => this.attach(file),
+        retry: (m) => this.retry(m),
+        offline: (email, message) => this.offline(email, message),
+        typing: () => this.typing(),
+      },
+    });
+    this.me = load(ctx.key);
+    if (this.me) {
+      // A returning visitor: count this page view, go live and show what came while away.
+      this.api.updateVisitor({ page_url: location.href }).catch((e) => this.failed(e));
+      this.live();
+    } else this.report('connect', 'ready');
+    setInterval(() => this.watchPage(), 2000);
+    document.addEventListener('visibilitychange', () => this.markSeen());
+  }
+
+  /** A host-page command: Parley('open' | 'close' | 'toggle' | 'identify' | 'on', ...). */
+  command([name, a, b]: Command): void {
+    if (name === 'open') this.view.setOpen(true);
+    else if (name === 'close') this.view.setOpen(false);
+    else if (name === 'toggle') this.view.setOpen(!this.view.open);
+    else if (name === 'on' && typeof a === 'string' && typeof b === 'function') {
+      this.listeners.set(a, [...(this.listeners.get(a) ?? []), b as Listener]);
+    } else if (name === 'identify' && a && typeof a === 'object') this.identify(a as { name?: unknown; email?: unknown });
+  }
+
+  private emit(event: string, data?: unknown): void {
+    for (const fn of this.listeners.get(event) ?? []) {
+      try {
+        fn(data);
+      } catch {
+        // The host's callback failing must not break the widget.
+      }
+    }
+  }
+
+  private report(kind: EventKind, detail?: string): void {
+    // One of each per page load, and a failure never overrides a load that already connected.
+    if (this.reported.has(kind) || (kind === 'error' && this.reported.has('connect'))) return;
+    this.reported.add(kind);
+    this.ctx.report(kind, detail);
+  }
+
+  private failed(err: unknown): void {
+    if (err instanceof SendError && err.status === 401) this.forget();
+  }
+
+  /** The visitor was deleted or the token revoked: start over as a new visitor on next contact. */
+  private forget(): void {
+    this.me = undefined;
+    this.creating = undefined;
+    save(this.ctx.key, undefined);
+    this.socket?.close();
+    this.socket = undefined;
+    this.stopPolling();
+  }
+
+  private identify(who: { name?: unknown; email?: unknown }): void {
+    const patch: { name?: string; email?: string } = {};
+    if (typeof who.name === 'string') patch.name = who.name.slice(0, 255);
+    if (typeof who.email === 'string') patch.email = who.email.slice(0, 254);
+    const me = this.me;
+    if (!me) {
+      this.visitor(patch).catch(() => {});
+      return;
+    }
+    if ((patch.name ?? me.name) === me.name && (patch.email ?? me.email) === me.email) return;
+    this.api.updateVisitor(patch).then(() => this.store({ ...me, ...patch }), (e) => this.failed(e));
+  }
+
+  private store(me: Stored): void {
+    this.me = me;
+    save(this.ctx.key, me);
+  }
+
+  /** The visitor, created on first contact (open, send, identify), once. */
+  private visitor(extra: { name?: string; email?: string } = {}): Promise<Stored> {
+    if (this.me) return Promise.resolve(this.me);
+    this.creating ??= this.api
+      .createVisitor({ ...extra, page_url: location.href, referrer: document.referrer, locale: this.view.lang })
+      .then((id) => {
+        this.store({ ...id, ...extra });
+        this.live();
+        return this.me as Stored;
+      })
+      .catch((e: unknown) => {
+        this.creating = undefined;
+        this.report('error', `visitor: ${e instanceof Error ? e.message : e}`);
+        throw e;
+      });
+    return this.creating;
+  }
+
+  /** Socket with REST catch-up; REST polling while the socket is down. */
+  private live(): void {
+    this.sync();
+    if (this.socket || !this.me || typeof WebSocket === 'undefined') {
+      this.startPolling();
+      return;
+    }
+    const s = new MiniSocket(this.ctx.base, () => ({ widget_key: this.ctx.key, visitor_token: this.me?.visitor_token }));
+    this.socket = s;
+    s.on('connect', () => {
+      this.report('connect', 'socket');
+      this.stopPolling();
+      // After any (re)connect, fetch what may have been pushed while away; merge drops doubles.
+      this.sync();
+      if (this.page !== location.href) this.watchPage();
+    });
+    s.on('disconnect', () => this.startPolling());
+    s.on('connect_error', (err: { data?: { status?: number } }) => {
+      if (err.data?.status === 401) this.forget();
+      else this.startPolling();
+    });
+    s.on(EVENTS.messageCreated, (p: MessageCreatedPayload) => p?.message && this.receive([p.message]));
+    s.on(EVENTS.typing, (p: TypingPayload) => {
+      if (p?.from === 'visitor') return;
+      clearTimeout(this.agentTyping);
+      this.view.setTyping(p.typing ? (p.name ?? this.ctx.settings.name) : null);
+      // A lost "stopped typing" must not leave the indicator on forever.
+      if (p.typing) this.agentTyping = setTimeout(() => this.view.setTyping(null), 8000);
+    });
+    // Only ever switch to the composer: the offline decision comes from the settings call, which
+    // also counts recently active console sessions, while this event only knows console sockets.
+    s.on(EVENTS.agentPresence, (p: { online?: boolean }) => {
+      if (p?.online) this.view.setOffline(false);
+    });
+  }
+
+  private startPolling(): void {
+    if (this.poll || !this.me) return;
+    this.poll = setInterval(() => this.sync(), POLL_INTERVAL_MS);
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.poll);
+    this.poll = undefined;
+  }
+
+  /** GET /api/widget/messages?since_id=<last>; one at a time. */
+  private sync(): void {
+    if (!this.me || this.syncing) return;
+    this.syncing = this.api
+      .messages(lastStoredId(this.messages))
+      .then((list) => {
+        if (!this.socket?.connected) this.report('connect', 'polling');
+        this.receive(list);
+        this.historyLoaded = true;
+      }, (e) => this.failed(e))
+      .finally(() => {
+        this.syncing = undefined;
+      });
+  }
+
+  private receive(incoming: readonly MessageDto[]): void {
+    const { list, added } = mergeMessages(this.messages, incoming);
+    this.messages = list;
+    this.view.setMessages(list);
+    const seen = this.me?.seen ?? 0;
+    const away = !this.view.open || document.hidden;
+    let unread = this.view.unreadCount;
+    for (const m of added) {
+      if (m.sender_type === 'visitor') continue;
+      this.view.setTyping(null);
+      if (away && m.id > seen) unread++;
+    }
+    this.view.setUnread(unread);
+    if (this.historyLoaded) for (const m of added) this.emit('message', m);
+    this.markSeen();
+  }
+
+  private markSeen(): void {
+    const me = this.me;
+    if (!me || !this.view.open || document.hidden) return;
+    this.view.setUnread(0);
+    const last = lastStoredId(this.messages);
+    if (last <= (me.seen ?? 0)) return;
+    this.store({ ...me, seen: last });
+    if (this.socket?.connected) this.socket.emit(EVENTS.messageSeen, { last_id: last });
+  }
+
+  private toggled(open: boolean): void {
+    this.emit(open ? 'open' : 'close');
+    if (!open) return;
+    this.visitor().catch(() => {});
+    this.markSeen();
+    // Presence and greetings change: refresh settings opened after a minute.
+    if (Date.now() - this.settingsAt > 60_000) {
+      this.settingsAt = Date.now();
+      this.api.settings().then((s) => {
+        this.ctx.settings = s;
+        this.view.applySettings(s);
+        if (s.agent_online || !this.messages.length) this.view.setOffline(!s.agent_online);
+      }, () => {});
+    }
+  }
+
+  private sendText(text: string): void {
+    this.stopTyping();
+    this.enqueue({ message: text });
+  }
+
+  private attach(file: File): void {
+    // The same rules and words as the server (it checks the bytes again).
+    const problem = !(IMAGE_MIME_TYPES as readonly string[]).includes(file.type)
+      ? NOT_AN_IMAGE
+      : file.size > CHAT_IMAGE_MAX_BYTES
+        ? CHAT_IMAGE_TOO_LARGE
+        : '';
+    if (problem) {
+      this.view.showError(problem);
+      return;
+    }
+    this.enqueue({ message: '', image: file });
+  }
+
+  private enqueue({ message, image }: { message: string; image?: Blob }): void {
+    this.view.showError('');
+    const m: ChatMessage = {
+      client_id: newClientId(),
+      visitor_id: this.me?.visitor_id ?? '',
+      message,
+      file_path: '',
+      local_url: image ? URL.createObjectURL(image) : undefined,
+      sender_type: 'visitor',
+      author_id: null,
+      author_name: null,
+      created_at: new Date().toISOString(),
+      state: 'pending',
+    };
+    if (image && m.client_id) this.images.set(m.client_id, image);
+    this.messages = [...this.messages, m];
+    this.view.setMessages(this.messages);
+    void this.push(m);
+  }
+
+  private retry(m: ChatMessage): void {
+    this.update(m.client_id, { state: 'pending', error: undefined });
+    void this.push(m);
+  }
+
+  private update(clientId: string | null, patch: Partial<ChatMessage>): void {
+    this.messages = this.messages.map((x) => (x.id === undefined && x.client_id === clientId ? { ...x, ...patch } : x));
+    this.view.setMessages(this.messages);
+  }
+
+  /** Delivers a pending message; every attempt (and a later manual retry) reuses its client_id. */
+  private async push(m: ChatMessage): Promise<void> {
+    const clientId = m.client_id ?? '';
+    const channels: Channels = {
+      socket: () => {
+        const s = this.socket;
+        if (!s?.connected) return undefined;
+        return (o) =>
+          s.request<SendAck>(EVENTS.messageSend, { message: o.message, client_id: o.client_id }).then(
+            (ack) => {
+              if (ack.ok) return ack.data;
+              throw new SendError(ack.message, ack.status);
+            },
+            () => Promise.reject(new SendError('timeout')),
+          );
+      },
+      rest: (o) => this.api.send(o),
+    };
+    try {
+      await this.visitor();
+      const stored = await deliver({ client_id: clientId, message: m.message, image: this.images.get(clientId) }, channels);
+      this.images.delete(clientId);
+      this.receive([stored]);
+    } catch (err) {
+      this.failed(err);
+      this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : (err as Error).message });
+    }
+  }
+
+  private typing(): void {
+    const s = this.socket;
+    if (!s?.connected) return;
+    if (!this.typingOff) s.emit(EVENTS.typing, { typing: true });
+    clearTimeout(this.typingOff);
+    this.typingOff = setTimeout(() => this.stopTyping(), 3000);
+  }
+
+  private stopTyping(): void {
+    if (!this.typingOff) return;
+    clearTimeout(this.typingOff);
+    this.typingOff = undefined;
+    this.socket?.emit(EVENTS.typing, { typing: false });
+  }
+
+  private offline(email: string, message: string): void {
+    this.view.showError('');
+    this.visitor()
+      .then(() => this.api.offline(email, message))
+      .then(
+        () => this.view.offlineSent(),
+        (e: unknown) => this.view.showError(e instanceof Error ? e.message : String(e)),
+      );
+  }
+
+  /** Single-page apps change pages without reloading: tell the server about the new page. */
+  private watchPage(): void {
+    const url = location.href;
+    if (url === this.page || !this.me) return;
+    this.page = url;
+    if (this.socket?.connected) this.socket.emit(EVENTS.visitorPage, { page_url: url }, () => {});
+    else this.api.updateVisitor({ page_url: url }).catch((e) => this.failed(e));
+  }
+}
+
+/** Called by the loader with its context; replays the commands queued before the UI arrived. */
+export async function boot(ctx: LoaderContext): Promise<void> {
+  const lang = pickLanguage(browserLanguages());
+  const chat = new Chat(ctx, lang, await loadTexts(lang, ctx.base));
+  ctx.run = (cmd) => {
+    try {
+      chat.command(cmd);
+    } catch {
+      // Never throw into the host page.
+    }
+  };
+  for (const cmd of ctx.queue.splice(0)) ctx.run(cmd);
+}

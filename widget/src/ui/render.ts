@@ -1,0 +1,285 @@
+/**
+ * The chat UI's view: header, message list, typing line, composer or offline form, footer, and the
+ * launcher's badge. No network code here, so the console's onboarding preview renders the very
+ * same UI (renderPreview, built to dist/preview.js) from the settings being edited.
+ */
+import { CHAT_ICON, CHAT_PATH, LAUNCHER_CSS } from '../launcherCss.js';
+import type { PublicSettings } from '../types.js';
+import { ICONS, absolute, h, icon, linkify, textOn } from './dom.js';
+import { EN, isRtl, parseTexts, type Texts } from './i18n.js';
+import type { ChatMessage } from './merge.js';
+import { PANEL_CSS } from './styles.js';
+
+export interface ViewHandlers {
+  toggle(open: boolean): void;
+  send(text: string): void;
+  attach(file: File): void;
+  retry(m: ChatMessage): void;
+  offline(email: string, message: string): void;
+  typing(): void;
+}
+
+export interface ViewOptions {
+  base: string;
+  settings: PublicSettings;
+  /** Language code (picked by the caller) and its texts; English by default. */
+  lang?: string;
+  texts?: Texts;
+  /** The loader's bubble, taken over; created when absent (preview). */
+  launcher?: HTMLButtonElement;
+  preview?: boolean;
+  handlers?: Partial<ViewHandlers>;
+}
+
+const noop = () => {};
+
+export class View {
+  readonly t: Texts;
+  readonly lang: string;
+  open = false;
+  private settings: PublicSettings;
+  private readonly on: ViewHandlers;
+  private readonly launcher: HTMLButtonElement;
+  private readonly badge = h('span', { class: 'b', 'aria-hidden': 'true', hidden: true });
+  private readonly panel: HTMLDivElement;
+  private readonly header = h('div', { class: 'h' });
+  private readonly list = h('div', { class: 'ls', role: 'log', 'aria-live': 'polite', tabindex: '0' });
+  private readonly typingLine = h('div', { class: 't', 'aria-hidden': 'true' });
+  private readonly bottom = h('div');
+  private readonly error = h('div', { class: 'e', role: 'alert' });
+  private readonly input: HTMLTextAreaElement;
+  private readonly composer: HTMLFormElement;
+  private readonly footer = h('a', { class: 'f', target: '_blank', rel: 'noopener' });
+  private rows = new Map<string, { el: HTMLElement; sig: string }>();
+  private unread = 0;
+  private offlineForm?: HTMLFormElement;
+
+  constructor(
+    readonly root: ShadowRoot,
+    private readonly opts: ViewOptions,
+  ) {
+    this.settings = opts.settings;
+    this.lang = opts.lang ?? 'en';
+    this.t = opts.texts ?? parseTexts(EN);
+    this.on = { toggle: noop, send: noop, attach: noop, retry: noop, offline: noop, typing: noop, ...opts.handlers };
+    const t = this.t;
+
+    this.input = h('textarea', { rows: '1', 'aria-label': t.type, placeholder: t.type, maxlength: '5000' });
+    const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/gif,image/webp', hidden: true, tabindex: '-1' });
+    const attach = h('button', { type: 'button', class: 'ic', 'aria-label': t.attach, title: t.attach }, icon(ICONS.attach));
+    const send = h('button', { type: 'submit', class: 'ic s', 'aria-label': t.send, title: t.send }, icon(ICONS.send));
+    this.composer = h('form', { class: 'c' }, attach, file, this.input, send);
+    attach.onclick = () => file.click();
+    file.onchange = () => {
+      const f = file.files?.[0];
+      file.value = '';
+      if (f) this.on.attach(f);
+    };
+    this.composer.onsubmit = (e) => {
+      e.preventDefault();
+      const text = this.input.value.trim();
+      if (!text) return;
+      this.input.value = '';
+      this.grow();
+      this.on.send(text);
+    };
+    this.input.onkeydown = (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.composer.requestSubmit();
+      }
+    };
+    this.input.oninput = () => {
+      this.grow();
+      this.on.typing();
+    };
+
+    this.panel = h('div', { class: 'p', role: 'dialog', id: 'parley-panel', dir: isRtl(this.lang) ? 'rtl' : 'ltr', lang: this.lang, hidden: !opts.preview },
+      this.header, this.list, this.typingLine, this.error, this.bottom, this.footer);
+    this.panel.onkeydown = (e) => {
+      if (e.key === 'Escape' && !opts.preview) this.setOpen(false, true);
+    };
+
+    this.launcher = opts.launcher ?? h('button', { class: 'l pvl', type: 'button' });
+    if (!opts.launcher) this.launcher.innerHTML = CHAT_ICON;
+    this.launcher.append(this.badge);
+    this.launcher.setAttribute('aria-controls', 'parley-panel');
+    this.launcher.onclick = () => this.setOpen(!this.open, true);
+
+    const wrap = h('div', { class: opts.preview ? 'w pv' : 'w' }, this.panel);
+    if (opts.preview) wrap.append(this.launcher);
+    root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS), wrap);
+    this.applySettings(opts.settings);
+    this.setOffline(!opts.settings.agent_online);
+    this.setUnread(0);
+  }
+
+  applySettings(s: PublicSettings): void {
+    this.settings = s;
+    const host = this.root.host as HTMLElement;
+    host.style.setProperty('--c', s.color);
+    host.style.setProperty('--f', textOn(s.color));
+    this.launcher.style.background = s.color;
+    const avatar = s.avatar_url
+      ? h('img', { class: 'av', src: absolute(this.opts.base, s.avatar_url), alt: '' })
+      : h('span', { class: 'av', 'aria-hidden': 'true' }, (s.name.trim()[0] ?? '?').toUpperCase());
+    const close = h('button', { type: 'button', class: 'x', 'aria-label': this.t.close, title: this.t.close }, icon(ICONS.close));
+    close.onclick = () => this.setOpen(false, true);
+    this.header.replaceChildren(avatar, h('div', { class: 'hn' }, h('b', {}, s.name), s.title && h('span', {}, s.title)), ...(this.opts.preview ? [] : [close]));
+    this.panel.setAttribute('aria-label', s.name || 'Chat');
+    this.footer.textContent = s.powered_by || 'Powered by Parley';
+    this.footer.setAttribute('href', this.opts.base || 'https://parley.chat');
+  }
+
+  /** Opens or closes the panel; `user` moves focus the way a keyboard user expects. */
+  setOpen(open: boolean, user = false): void {
+    if (open === this.open) return;
+    this.open = open;
+    this.panel.hidden = !open;
+    this.launcher.setAttribute('aria-expanded', String(open));
+    this.launcher.replaceChildren(open ? icon(ICONS.down) : icon(CHAT_PATH), this.badge);
+    this.on.toggle(open);
+    if (open) {
+      this.scrollDown();
+      if (!this.opts.preview) (this.offlineForm?.querySelector('input') ?? this.input).focus({ preventScroll: true });
+    } else if (user) this.launcher.focus();
+  }
+
+  setUnread(n: number): void {
+    this.unread = n;
+    this.badge.textContent = String(n);
+    this.badge.hidden = n === 0;
+    this.launcher.setAttribute('aria-label', n ? `${this.t.open} (${n} ${this.t.unread})` : this.t.open);
+  }
+
+  get unreadCount(): number {
+    return this.unread;
+  }
+
+  /** Offline form in place of the composer when no agent is online. */
+  setOffline(offline: boolean): void {
+    if (!offline) {
+      this.offlineForm = undefined;
+      this.bottom.replaceChildren(this.composer);
+      return;
+    }
+    if (this.offlineForm) return;
+    const t = this.t;
+    const email = h('input', { type: 'email', required: true, autocomplete: 'email', maxlength: '254' });
+    const text = h('textarea', { required: true, rows: '3', maxlength: '5000' });
+    const form = h('form', { class: 'o' }, h('p', {}, t.away), h('label', {}, t.email, email), h('label', {}, t.message, text), h('button', { type: 'submit' }, t.send));
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      this.on.offline(email.value.trim(), text.value.trim());
+    };
+    this.offlineForm = form;
+    this.bottom.replaceChildren(form);
+  }
+
+  offlineSent(): void {
+    this.bottom.replaceChildren(h('p', { class: 'o', role: 'status' }, this.t.thanks));
+  }
+
+  showError(message: string): void {
+    this.error.textContent = message;
+  }
+
+  setTyping(name: string | null): void {
+    this.typingLine.replaceChildren(...(name === null ? [] : [h('span', { class: 'd' }, h('i'), h('i'), h('i')), `${name} ${this.t.typing}`]));
+  }
+
+  /** Shows the conversation: greetings first, then messages in order; rows are reused by key. */
+  setMessages(messages: readonly ChatMessage[]): void {
+    const s = this.settings;
+    const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 50;
+    const items: { key: string; sig: string; build: () => HTMLElement }[] = [];
+    const greeting = (key: string, text: string) => items.push({ key, sig: s.name + text, build: () => this.bubble(false, s.name, [text]) });
+    if (s.initial_greeting) greeting('g1', s.initial_greeting);
+    let asked = false;
+    for (const m of messages) {
+      const key = m.client_id ? `c${m.client_id}` : `i${m.id}`;
+      items.push({ key, sig: `${m.id}${m.state}${m.error}${m.file_path}`, build: () => this.message(m) });
+      // The follow-up greeting answers the visitor's first message (shown here, never stored).
+      if (m.sender_type === 'visitor' && !asked && s.follow_up_greeting) greeting('g2', s.follow_up_greeting);
+      if (m.sender_type === 'visitor') asked = true;
+    }
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      seen.add(item.key);
+      let row = this.rows.get(item.key);
+      if (!row || row.sig !== item.sig) {
+        const el = item.build();
+        row?.el.replaceWith(el);
+        row = { el, sig: item.sig };
+        this.rows.set(item.key, row);
+      }
+      if (this.list.children[i] !== row.el) this.list.insertBefore(row.el, this.list.children[i] ?? null);
+    });
+    for (const [key, row] of this.rows) {
+      if (!seen.has(key)) {
+        row.el.remove();
+        this.rows.delete(key);
+      }
+    }
+    const last = messages[messages.length - 1];
+    if (nearBottom || last?.sender_type === 'visitor') this.scrollDown();
+  }
+
+  private message(m: ChatMessage): HTMLElement {
+    const mine = m.sender_type === 'visitor';
+    const parts: (Node | string)[] = [];
+    const src = m.local_url ?? (m.file_path ? absolute(this.opts.base, m.file_path) : '');
+    if (src) parts.push(h('img', { src, alt: '', loading: 'lazy' }));
+    if (m.message) parts.push(...linkify(m.message));
+    const row = this.bubble(mine, mine ? '' : (m.author_name ?? this.settings.name), parts, m.created_at);
+    if (m.state === 'pending') row.classList.add('pe');
+    if (m.state === 'failed') {
+      if (m.error) row.append(h('span', { class: 'r', role: 'note' }, m.error));
+      else {
+        const retry = h('button', { type: 'button', class: 'r' }, this.t.retry);
+        retry.onclick = () => this.on.retry(m);
+        row.append(retry);
+      }
+    }
+    return row;
+  }
+
+  private bubble(mine: boolean, author: string, parts: (Node | string)[], at?: string): HTMLElement {
+    const time = at ? new Date(at) : undefined;
+    return h('div', { class: mine ? 'm v' : 'm' },
+      author && h('span', { class: 'a' }, author),
+      h('div', { class: 'bu', dir: 'auto' }, ...parts),
+      time && !Number.isNaN(time.getTime()) && h('time', { class: 'tm', datetime: at }, time.toLocaleTimeString(this.lang, { hour: '2-digit', minute: '2-digit' })));
+  }
+
+  private grow(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight, 120)}px`;
+  }
+
+  private scrollDown(): void {
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+}
+
+/**
+ * Renders the widget, opened, with the given settings into `container` (its own Shadow DOM), for
+ * the console's onboarding preview. Call `update` as the settings change; no network, no socket.
+ */
+export function renderPreview(container: HTMLElement, settings: PublicSettings, opts: { base?: string; lang?: string; texts?: Texts } = {}) {
+  const root = container.shadowRoot ?? container.attachShadow({ mode: 'open' });
+  root.replaceChildren();
+  const view = new View(root, { base: opts.base ?? '', settings, lang: opts.lang, texts: opts.texts, preview: true });
+  view.setMessages([]);
+  view.setOpen(true);
+  return {
+    update(next: PublicSettings) {
+      view.applySettings(next);
+      view.setOffline(!next.agent_online);
+      view.setMessages([]);
+    },
+    destroy() {
+      root.replaceChildren();
+    },
+  };
+}
