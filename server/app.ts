@@ -22,6 +22,7 @@ import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
+import statsRoutes from './routes/stats/stats.js';
 import paymentsRoutes from './routes/payments/payments.js';
 import { registerJobs } from './jobs/plugin.js';
 import { registerAi } from './ai/plugin.js';
@@ -138,6 +139,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(settingsRoutes, { prefix: '/api/vms' });
   await app.register(integrationRoutes, { prefix: '/api/vms' });
   await app.register(teamRoutes, { prefix: '/api/vms' });
+  await app.register(statsRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });

@@ -109,3 +109,33 @@ export interface ErrorEnvelope {
   error: string;
   errors?: Record<string, string[]>;
 }
+
+export type StatsRange = '1h' | '24h' | '7d' | '30d';
+
+/** GET /api/vms/stats?range=: the dashboard's figures. `null` means "no data yet". */
+export interface DashboardStatsDto {
+  range: StatsRange;
+  /** Visitors seen in the range, and the change against the range before it. */
+  active_visitors: number;
+  visitors_change_pct: number | null;
+  /** Widgets connected right now. */
+  online_visitors: number;
+  /** Conversations with a message in the range. */
+  active_chats: number;
+  ai_resolved: number | null;
+  ai_accuracy_pct: number | null;
+  satisfaction: number | null;
+  avg_first_response_seconds: number | null;
+  uptime_pct: number | null;
+  team_online: { online: number; total: number } | null;
+  series: {
+    /** Bucket starts (ISO), oldest first: hourly for 1h/24h, daily for 7d/30d. */
+    buckets: string[];
+    labels: string[];
+    visitors: number[];
+    chats: number[];
+    page_views: number[] | null;
+    ai_answers: number[] | null;
+  };
+  devices: { desktop: number; mobile: number; tablet: number } | null;
+}

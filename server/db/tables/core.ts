@@ -108,7 +108,10 @@ export const visitors = pgTable(
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
   },
-  (t) => [index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc())],
+  (t) => [
+    index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc()),
+    index('visitors_account_seen_idx').on(t.accountId, t.lastSeenAt),
+  ],
 );
 
 export const conversations = pgTable(
@@ -132,6 +135,7 @@ export const conversations = pgTable(
     uniqueIndex('conversations_visitor_idx').on(t.visitorId),
     index('conversations_account_last_idx').on(t.accountId, t.lastMessageAt.desc()),
     index('conversations_assignee_idx').on(t.assigneeId),
+    index('conversations_account_created_idx').on(t.accountId, t.createdAt),
   ],
 );
 
@@ -155,6 +159,7 @@ export const messages = pgTable(
   (t) => [
     uniqueIndex('messages_client_id_idx').on(t.conversationId, t.clientId),
     index('messages_conversation_id_idx').on(t.conversationId, t.id),
+    index('messages_account_created_idx').on(t.accountId, t.createdAt),
   ],
 );
 

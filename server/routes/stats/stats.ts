@@ -1,0 +1,155 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { DashboardStatsDto, StatsRange } from '@parley/shared';
+import { aiResolvedCount } from '../../ai/visitors.js';
+import type { Db } from '../../db/client.js';
+import { aiFeedback, conversations, messages, users, visitors } from '../../db/schema.js';
+import { authenticate } from '../../plugins/auth.js';
+import { rooms } from '../../realtime/audience.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const SPAN: Record<StatsRange, number> = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY };
+
+const query = z.object({
+  range: z.enum(['1h', '24h', '7d', '30d'], { error: 'range must be 1h, 24h, 7d or 30d' }).default('24h'),
+  /** The browser's Date#getTimezoneOffset(), so daily buckets start at its midnight. */
+  tz_offset: z.coerce.number().int().min(-840).max(840).default(0),
+});
+
+/** 24 hourly buckets for 1h/24h (the chart of SPEC.md), 7 or 30 daily ones otherwise. */
+export function bucketLayout(range: StatsRange, now: number, tzOffsetMinutes: number) {
+  const hourly = range === '1h' || range === '24h';
+  const size = hourly ? HOUR : DAY;
+  const count = hourly ? 24 : range === '7d' ? 7 : 30;
+  const shift = hourly ? 0 : tzOffsetMinutes * 60_000; // local midnight in UTC terms
+  const end = Math.floor((now - shift) / size) * size + size + shift;
+  return { start: end - size * count, size, count, hourly };
+}
+
+type Layout = ReturnType<typeof bucketLayout>;
+
+async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', accountId: string, b: Layout): Promise<number[]> {
+  const start = new Date(b.start);
+  const bucket = (col: unknown) => sql<number>`floor(extract(epoch from (${col} - ${start.toISOString()}::timestamptz)) * 1000 / ${b.size})::int`;
+  const rows =
+    table === 'visitors'
+      ? await db
+          .select({ b: bucket(visitors.createdAt), n: sql<number>`count(*)::int` })
+          .from(visitors)
+          .where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, start)))
+          .groupBy(sql`1`)
+      : table === 'conversations'
+        ? await db
+            .select({ b: bucket(conversations.createdAt), n: sql<number>`count(*)::int` })
+            .from(conversations)
+            .where(and(eq(conversations.accountId, accountId), gte(conversations.createdAt, start)))
+            .groupBy(sql`1`)
+        : await db
+            .select({ b: bucket(messages.createdAt), n: sql<number>`count(*)::int` })
+            .from(messages)
+            .where(and(eq(messages.accountId, accountId), gte(messages.createdAt, start), eq(messages.senderType, 'bot')))
+            .groupBy(sql`1`);
+  const out = new Array<number>(b.count).fill(0);
+  for (const r of rows) if (r.b >= 0 && r.b < b.count) out[r.b] = Number(r.n);
+  return out;
+}
+
+const count = async (q: Promise<{ n: number }[]>): Promise<number> => Number((await q)[0]?.n ?? 0);
+
+/** Real figures for the dashboard (PRODUCT.md section 10), from indexed SQL per account and range. */
+export default async function statsRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/stats', { schema: { tags: ['dashboard'], querystring: query, security: [{ bearer: [] }] }, onRequest: authenticate }, async (request) => {
+    const { range, tz_offset: tzOffset } = request.query;
+    const accountId = request.actor.accountId;
+    const db = app.db;
+    const now = Date.now();
+    const since = new Date(now - SPAN[range]);
+    const before = new Date(now - 2 * SPAN[range]);
+    const layout = bucketLayout(range, now, tzOffset);
+    const n = sql<number>`count(*)::int`;
+
+    const [seen, fresh, previous, chats, firstResponse, devices, feedback, teamTotal, series, aiResolved] = await Promise.all([
+      count(db.select({ n }).from(visitors).where(and(eq(visitors.accountId, accountId), gte(visitors.lastSeenAt, since)))),
+      count(db.select({ n }).from(visitors).where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, since)))),
+      count(
+        db
+          .select({ n })
+          .from(visitors)
+          .where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, before), sql`${visitors.createdAt} < ${since.toISOString()}::timestamptz`)),
+      ),
+      count(db.select({ n }).from(conversations).where(and(eq(conversations.accountId, accountId), gte(conversations.lastMessageAt, since)))),
+      // Per conversation with activity in the range: first staff reply after the first visitor message.
+      db.execute<{ avg: string | null }>(sql`
+        select avg(extract(epoch from (fu - fv))) as avg from (
+          select min(${messages.createdAt}) filter (where ${messages.senderType} = 'visitor') as fv,
+                 min(${messages.createdAt}) filter (where ${messages.senderType} = 'user') as fu
+          from ${messages}
+          where ${messages.accountId} = ${accountId} and ${messages.createdAt} >= ${since.toISOString()}::timestamptz
+          group by ${messages.conversationId}
+        ) x where fu > fv`),
+      db
+        .select({ device: visitors.device, n })
+        .from(visitors)
+        .where(and(eq(visitors.accountId, accountId), gte(visitors.lastSeenAt, since)))
+        .groupBy(visitors.device),
+      db
+        .select({ value: aiFeedback.value, n })
+        .from(aiFeedback)
+        .where(and(eq(aiFeedback.accountId, accountId), gte(aiFeedback.updatedAt, since)))
+        .groupBy(aiFeedback.value),
+      count(db.select({ n }).from(users).where(eq(users.accountId, accountId))),
+      Promise.all([histogram(db, 'visitors', accountId, layout), histogram(db, 'conversations', accountId, layout), histogram(db, 'bot', accountId, layout)]),
+      aiResolvedCount(db, accountId, since),
+    ]);
+
+    const [consoleSockets, widgetSockets] = await Promise.all([
+      app.io.in(rooms.console(accountId)).fetchSockets().catch(() => []),
+      app.io.in(rooms.widgets(accountId)).fetchSockets().catch(() => []),
+    ]);
+    const unique = (list: { data: unknown }[], key: (d: any) => unknown) => new Set(list.map((s) => key(s.data))).size;
+
+    const avgRow = (firstResponse as { rows: { avg: string | null }[] }).rows[0];
+    const deviceCounts = { desktop: 0, mobile: 0, tablet: 0 };
+    for (const d of devices) {
+      const key = d.device.toLowerCase();
+      if (key === 'desktop' || key === 'mobile' || key === 'tablet') deviceCounts[key] += Number(d.n);
+    }
+    const deviceTotal = deviceCounts.desktop + deviceCounts.mobile + deviceCounts.tablet;
+    const pct = (x: number) => Math.round((x / deviceTotal) * 100);
+    const fb = Object.fromEntries(feedback.map((f) => [f.value, Number(f.n)])) as Record<string, number>;
+    const fbTotal = (fb.helpful ?? 0) + (fb.partially_helpful ?? 0) + (fb.not_helpful ?? 0);
+    const [visitorSeries, chatSeries, botSeries] = series;
+
+    const data: DashboardStatsDto = {
+      range,
+      active_visitors: seen,
+      visitors_change_pct: previous > 0 ? Math.round(((fresh - previous) / previous) * 100) : null,
+      online_visitors: unique(widgetSockets, (d) => d.visitor?.id),
+      active_chats: chats,
+      ai_resolved: aiResolved,
+      ai_accuracy_pct: fbTotal > 0 ? Math.round((((fb.helpful ?? 0) + 0.5 * (fb.partially_helpful ?? 0)) / fbTotal) * 100) : null,
+      satisfaction: null, // visitors are not asked to rate chats yet
+      avg_first_response_seconds: avgRow?.avg != null ? Math.round(Number(avgRow.avg)) : null,
+      uptime_pct: null, // measured by the operator's monitoring, not by the app itself
+      team_online: { online: unique(consoleSockets, (d) => d.actor?.id), total: teamTotal },
+      series: {
+        buckets: Array.from({ length: layout.count }, (_, i) => new Date(layout.start + i * layout.size).toISOString()),
+        labels: Array.from({ length: layout.count }, (_, i) => {
+          const d = new Date(layout.start + i * layout.size - tzOffset * 60_000);
+          return layout.hourly ? `${String(d.getUTCHours()).padStart(2, '0')}:00` : d.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+        }),
+        visitors: visitorSeries,
+        chats: chatSeries,
+        page_views: null, // page views are counted per visitor, not per hour
+        ai_answers: botSeries,
+      },
+      devices: deviceTotal > 0 ? { desktop: pct(deviceCounts.desktop), mobile: pct(deviceCounts.mobile), tablet: pct(deviceCounts.tablet) } : null,
+    };
+    return { message: 'success', data };
+  });
+}
