@@ -52,6 +52,10 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v ? v.toUpperCase() : 'USD'))
     .refine((v) => /^[A-Z]{3}$/.test(v), { message: 'must be a 3-letter currency code such as USD' }),
+  JOBS_WORKERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
+  MISSED_CHAT_DELAY_SECONDS: intInRange(180, 1, 86_400),
+  JOB_ATTEMPTS: intInRange(5, 1, 50),
+  JOB_BACKOFF_MS: intInRange(10_000, 100, 3_600_000),
   LLM_BASE_URL: optionalUrl(['http', 'https']),
   LLM_MODEL: z.string().trim().default(''),
   LLM_API_KEY: z.string().trim().default(''),
@@ -72,6 +76,8 @@ export interface Config {
   rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
   /** Card payments: Paystack when secretKey is set, the built-in sandbox otherwise. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string };
+  /** Background jobs: run workers in this process; missed-chat delay; retries. */
+  jobs: { workers: boolean; missedChatDelaySeconds: number; attempts: number; backoffMs: number };
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
   llm: { baseUrl: string; model: string; apiKey: string | undefined } | undefined;
 }
@@ -118,6 +124,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretKey: e.PAYSTACK_SECRET_KEY,
       baseUrl: (e.PAYSTACK_BASE_URL ?? 'https://api.paystack.co').replace(/\/+$/, ''),
       currency: e.PAYMENT_CURRENCY,
+    },
+    jobs: {
+      workers: e.JOBS_WORKERS === 'true',
+      missedChatDelaySeconds: e.MISSED_CHAT_DELAY_SECONDS,
+      attempts: e.JOB_ATTEMPTS,
+      backoffMs: e.JOB_BACKOFF_MS,
     },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
   };

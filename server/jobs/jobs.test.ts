@@ -15,7 +15,7 @@ import {
   type JobsTestApp,
   type RunnerKind,
   type TestSmtp,
-} from './testSupport.js';
+} from '../test/jobs.js';
 
 let smtp: TestSmtp;
 let t: JobsTestApp | undefined;

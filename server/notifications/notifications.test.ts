@@ -13,7 +13,7 @@ import {
   type JobsTestApp,
   type RunnerKind,
   type TestSmtp,
-} from '../jobs/testSupport.js';
+} from '../test/jobs.js';
 import type { JobsConfig } from '../jobs/config.js';
 
 const EVIL = '<script>alert("x")</script> & co';

@@ -11,8 +11,8 @@ import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
-import { TEST_DB, TEST_REDIS_URL, createPgDatabase } from '../test/harness.js';
-import type { JobsConfig } from './config.js';
+import { TEST_DB, TEST_REDIS_URL, createPgDatabase } from './harness.js';
+import type { JobsConfig } from '../jobs/config.js';
 
 export interface ReceivedMail {
   from: string;
