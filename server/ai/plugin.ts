@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { autoAnswer, learnFromReply } from './visitors.js';
+import { autoAnswer } from './visitors.js';
 
 /**
  * Subscribes the AI assistant to domain events: an agent's reply to a visitor teaches it
- * (learnFromReply, written so a background job can run it), and a visitor's message may be
+ * (the ai.learnFromReply job), and a visitor's message may be
  * answered by it when the owner enabled that and nobody is online.
  */
 export async function registerAi(app: FastifyInstance): Promise<void> {
@@ -11,7 +11,7 @@ export async function registerAi(app: FastifyInstance): Promise<void> {
     if (!event.created) return;
     const { message } = event;
     if (message.senderType === 'user') {
-      await learnFromReply(app.db, {
+      await app.jobs.enqueue('ai.learnFromReply', {
         accountId: event.accountId,
         conversationId: event.conversation.id,
         replyId: message.id,

@@ -1,3 +1,4 @@
+import { hasProfessional } from '../billing/limits.js';
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
@@ -91,6 +92,7 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   if (!text) return;
   const settings = await getAiSettings(app.db, accountId);
   if (!settings.auto_answer_enabled) return;
+  if (!(await hasProfessional(app.db, accountId, new Date()))) return; // Starter has no AI assistant
   if (await isAgentOnline(app.db, accountId)) return;
   const [state] = await app.db.select().from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
   if (state?.handover) return; // a human was asked for: the bot stays quiet

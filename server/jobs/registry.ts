@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { aiJobs } from '../ai/jobs.js';
 import { notificationJobs } from '../notifications/jobs.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from './types.js';
 
@@ -6,7 +7,7 @@ import { PermanentJobError, type JobContext, type JobDefinition } from './types.
  * Every background job of the server: name, payload schema, handler. One list, read by both
  * runners and by `npm run worker`; another area adds its definitions here.
  */
-export const jobDefinitions = [...notificationJobs] as const;
+export const jobDefinitions = [...notificationJobs, ...aiJobs] as const;
 
 type Definitions = (typeof jobDefinitions)[number];
 export type JobName = Definitions['name'];

@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { subscriptions } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, NOT_AN_IMAGE } from '@parley/shared';
 import { createTestApp, type TestApp } from '../../test/harness.js';
@@ -239,5 +241,20 @@ describe('/api/chatbot/settings', () => {
     const res = await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body });
     expect(res.status).toBe(422);
     expect(res.body.errors.threshold).toEqual([THRESHOLD_INVALID]);
+  });
+});
+
+describe('plan', () => {
+  it('keeps the assistant for Professional and its trial; Starter gets 403 and keeps reading its history', async () => {
+    const owner = await buildAccount(t.app);
+    expect((await callMultipart(t.app, 'POST', '/api/chatbot/message', { token: owner.token, fields: { message: 'Hello' } })).status).toBe(201);
+    // The trial ends with nothing paid: Starter.
+    await t.database.db.update(subscriptions).set({ expiryDate: new Date(Date.now() - 1000) }).where(eq(subscriptions.accountId, owner.user.account_id));
+    const res = await callMultipart(t.app, 'POST', '/api/chatbot/message', { token: owner.token, fields: { message: 'Hello again' } });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('The AI assistant is part of the Professional plan. Upgrade to keep using it.');
+    const history = await call(t.app, 'GET', '/api/chatbot/history', { token: owner.token });
+    expect(history.status).toBe(200);
+    expect(history.body.data.length).toBeGreaterThan(0);
   });
 });

@@ -1,3 +1,4 @@
+import { hasProfessional } from '../../billing/limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -37,6 +38,8 @@ const settingsBody = z
   .strict();
 
 /** The AI assistant's calls (SPEC.md section 7: api/chatbot/*), plus the owner's auto-answer settings. */
+const AI_NEEDS_PROFESSIONAL = 'The AI assistant is part of the Professional plan. Upgrade to keep using it.';
+
 export default async function chatbotRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -51,6 +54,8 @@ export default async function chatbotRoutes(fastify: FastifyInstance): Promise<v
   });
 
   app.post('/chatbot/message', { schema: { tags, ...secured }, onRequest: authenticate }, async (request, reply) => {
+    // The assistant is part of Professional (and its trial); Starter keeps its history readable.
+    if (!(await hasProfessional(app.db, request.actor.accountId, new Date()))) throw new HttpError(403, AI_NEEDS_PROFESSIONAL);
     const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
     const input = parseOrThrow(chatbotForm, form.fields);
     const { actor } = request;
