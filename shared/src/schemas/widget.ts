@@ -29,7 +29,8 @@ export const updateVisitorSchema = z
     email: optionalEmail.optional(),
     page_url: optionalText(MAX_URL, `Page URL must be at most ${MAX_URL} characters`).optional(),
   })
-  .strict();
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, { error: 'Nothing to update: send name, email or page_url' });
 export type UpdateVisitorInput = z.input<typeof updateVisitorSchema>;
 
 export const WIDGET_EVENT_KINDS = ['load', 'connect', 'error'] as const;
