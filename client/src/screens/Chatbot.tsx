@@ -26,10 +26,13 @@ export default function Chatbot() {
   useEffect(() => {
     void loadHistory();
     const pending = timers.current;
-    return () => pending.forEach((t) => window.clearTimeout(t));
+    return () => {
+      for (const t of pending) window.clearTimeout(t);
+    };
   }, [loadHistory]);
 
   // Follow new lines only when the reader is at the bottom or has just sent (SPEC.md section 4).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each list change, on purpose
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;

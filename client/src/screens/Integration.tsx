@@ -59,7 +59,7 @@ export default function Integration() {
             {error}
           </div>
         ) : (
-          <pre className="int-code" aria-label="Widget script">
+          <pre className="int-code">
             <code>{script}</code>
           </pre>
         )}

@@ -47,7 +47,8 @@ export const ChatMessage = memo(function ChatMessage({ message, feedback, onFeed
           )}
         </div>
         {isBot && (
-          <div className="cb-feedback" role="group" aria-label="Was this answer helpful?">
+          <fieldset className="cb-feedback">
+            <legend className="cb-sr">Was this answer helpful?</legend>
             {FEEDBACK.map((f) => (
               <button
                 key={f.value}
@@ -60,7 +61,7 @@ export const ChatMessage = memo(function ChatMessage({ message, feedback, onFeed
                 {f.label}
               </button>
             ))}
-          </div>
+          </fieldset>
         )}
       </div>
     </li>

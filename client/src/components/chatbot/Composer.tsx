@@ -45,7 +45,7 @@ export function Composer({ draft, onDraft, image, onImage, sending, onSend, inpu
     <div className="cb-composer">
       {preview && (
         <div className="cb-attach">
-          <img src={preview} alt="Attached image preview" />
+          <img src={preview} alt="Attachment preview" />
           <button type="button" className="btn btn-secondary btn-sm" onClick={() => onImage(null)} disabled={sending}>
             Remove
           </button>

@@ -9,6 +9,7 @@ import { dailyUsage, type Metric, STATUSES, statusCounts } from './metrics';
 // Only the pieces these two charts need, so the chunk stays small.
 echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, CanvasRenderer]);
 
+const CHART_STYLE = { height: 260, width: '100%' };
 const STATUS_COLORS: Record<string, string> = { Active: '#1a8a4a', Pending: '#c98a00', Error: '#d0342c' };
 
 /** 'Daily Integration Usage' (line) and 'Integration Status' (bar). Loaded lazily by the screen. */
@@ -45,14 +46,14 @@ export default function IntegrationCharts({ metrics }: { metrics: Metric[] }) {
       <figure className="int-card">
         <h3 id="int-daily">Daily Integration Usage</h3>
         <div role="img" aria-labelledby="int-daily" aria-describedby="int-daily-desc">
-          <ReactEChartsCore echarts={echarts} option={lineOption} className="int-chart" notMerge />
+          <ReactEChartsCore echarts={echarts} option={lineOption} style={CHART_STYLE} notMerge />
         </div>
         <figcaption id="int-daily-desc" className="int-sr">{dailySummary}</figcaption>
       </figure>
       <figure className="int-card">
         <h3 id="int-status">Integration Status</h3>
         <div role="img" aria-labelledby="int-status" aria-describedby="int-status-desc">
-          <ReactEChartsCore echarts={echarts} option={barOption} className="int-chart" notMerge />
+          <ReactEChartsCore echarts={echarts} option={barOption} style={CHART_STYLE} notMerge />
         </div>
         <figcaption id="int-status-desc" className="int-sr">{statusSummary}</figcaption>
       </figure>

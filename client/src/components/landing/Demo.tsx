@@ -26,7 +26,13 @@ function LiveChatDemo() {
   const timers = useRef<number[]>([]);
   const logRef = useRef<HTMLDivElement>(null);
 
-  useEffect(() => () => timers.current.forEach((t) => window.clearTimeout(t)), []);
+  useEffect(
+    () => () => {
+      for (const t of timers.current) window.clearTimeout(t);
+    },
+    [],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follow the log whenever a line or the typing note appears
   useEffect(() => {
     const log = logRef.current;
     if (log) log.scrollTop = log.scrollHeight;

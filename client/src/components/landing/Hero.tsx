@@ -26,9 +26,15 @@ function Counter({ label, target, suffix, decimals = 0 }: { label: string; targe
   return (
     <div>
       <dt>{label}</dt>
-      <dd aria-label={`${target}${suffix}`}>
-        {value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })}
-        {suffix}
+      <dd>
+        <span aria-hidden="true">
+          {value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })}
+          {suffix}
+        </span>
+        <span className="lp-sr">
+          {target.toLocaleString('en-US')}
+          {suffix}
+        </span>
       </dd>
     </div>
   );
@@ -74,7 +80,7 @@ export function Hero() {
             <li>Setup in 5 minutes</li>
           </ul>
           <dl className="lp-counters">
-            <Counter label="Conversations handled" target={12500000} suffix="+" />
+            <Counter label="Conversations handled" target={12.5} suffix="M+" decimals={1} />
             <Counter label="Customer satisfaction" target={4.8} suffix="/5" decimals={1} />
             <Counter label="Languages supported" target={50} suffix="+" />
           </dl>

@@ -24,7 +24,7 @@ export function Testimonials() {
   const q = QUOTES[index] ?? QUOTES[0]!;
   return (
     <section className="lp-section" aria-labelledby="lp-testimonials-title" id="testimonials">
-      <div className="lp-wrap" onMouseEnter={() => setPaused(true)} onMouseLeave={() => setPaused(false)} onFocus={() => setPaused(true)} onBlur={() => setPaused(false)}>
+      <div className="lp-wrap">
         <h2 id="lp-testimonials-title">Loved by support teams</h2>
         <p className="lp-sub">Businesses of every size use Parley to talk with their customers.</p>
         <figure className="lp-quote" aria-roledescription="carousel">
@@ -51,6 +51,9 @@ export function Testimonials() {
           </div>
           <button type="button" className="lp-round" aria-label="Next testimonial" onClick={() => go(index + 1)}>
             ›
+          </button>
+          <button type="button" className="lp-round" aria-label={paused ? 'Play testimonials' : 'Pause testimonials'} onClick={() => setPaused((p) => !p)}>
+            <span aria-hidden="true">{paused ? '▶' : '❚❚'}</span>
           </button>
         </div>
       </div>

@@ -13,6 +13,13 @@ export function TopBar() {
   const [navOpen, setNavOpen] = useState(false);
   const menuRef = useRef<HTMLDivElement>(null);
 
+  // Following an in-page link closes the small-screen menu.
+  useEffect(() => {
+    const close = () => setNavOpen(false);
+    window.addEventListener('hashchange', close);
+    return () => window.removeEventListener('hashchange', close);
+  }, []);
+
   // Close the Solutions menu on outside click or Escape, like any native menu.
   useEffect(() => {
     if (!menuOpen) return;
@@ -37,7 +44,11 @@ export function TopBar() {
           <span className="lp-logo-mark" aria-hidden="true">P</span>
           Parley
         </Link>
-        <nav className={`lp-nav${navOpen ? ' open' : ''}`} aria-label="Main" id="lp-main-nav">
+        <nav
+          className={`lp-nav${navOpen ? ' open' : ''}`}
+          aria-label="Main"
+          id="lp-main-nav"
+        >
           <div className="lp-menu-wrap" ref={menuRef}>
             <button type="button" aria-expanded={menuOpen} aria-controls="lp-solutions" onClick={() => setMenuOpen((o) => !o)}>
               Solutions ▾
@@ -46,7 +57,13 @@ export function TopBar() {
               <ul className="lp-menu" id="lp-solutions">
                 {SOLUTIONS.map((s) => (
                   <li key={s.label}>
-                    <a href={s.href} onClick={() => setMenuOpen(false)}>
+                    <a
+                      href={s.href}
+                      onClick={() => {
+                        setMenuOpen(false);
+                        setNavOpen(false);
+                      }}
+                    >
                       {s.label}
                       <small>{s.hint}</small>
                     </a>
@@ -55,9 +72,15 @@ export function TopBar() {
               </ul>
             )}
           </div>
-          <a href="#pricing">Pricing</a>
-          <a href="#resources">Resources</a>
-          <a href="#about">About</a>
+          <a href="#pricing">
+            Pricing
+          </a>
+          <a href="#resources">
+            Resources
+          </a>
+          <a href="#about">
+            About
+          </a>
           <Link to="/login" className="lp-nav-only">
             Sign In
           </Link>

@@ -1,4 +1,5 @@
 import type { SubscriptionDto } from '@parley/shared';
+import type { ReactNode } from 'react';
 import { Button, Spinner } from '../ui';
 import { formatDollars, period, statusTone } from './format';
 
@@ -8,7 +9,7 @@ function Status({ s }: { s: SubscriptionDto }) {
 
 /** Step 3: subscription history, a table on wide screens and cards on small ones. */
 export function History({ items, loading, error, onRetry }: { items: SubscriptionDto[]; loading: boolean; error: string; onRetry: () => void }) {
-  let body;
+  let body: ReactNode;
   if (loading) {
     body = (
       <div className="sub-state">
