@@ -83,7 +83,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.status(status).send(envelope(message));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send(envelope('Not found'));
   });
 }

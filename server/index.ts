@@ -5,7 +5,7 @@ import { openDatabase } from './db/client.js';
 
 /** `npm start`: validate config, open and migrate the database, listen. */
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (e) {

@@ -36,7 +36,10 @@ async function startRedis(): Promise<void> {
   redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   for (let i = 0; i < 50; i++) {
     const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(redisPort, '127.0.0.1', () => (s.end(), resolve(true)));
+      const s = net.connect(redisPort, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (ok) return;
@@ -83,7 +86,10 @@ async function stopNode(node: Node): Promise<void> {
 }
 
 const sockets: Socket[] = [];
-const track = (s: Socket) => (sockets.push(s), s);
+const track = (s: Socket) => {
+  sockets.push(s);
+  return s;
+};
 
 let A: Node;
 let B: Node;
@@ -200,11 +206,11 @@ describe('two nodes through Redis', () => {
     ];
     const receivers = [await agentOn(node2), await agentOn(B), await widgetOn(node2, visitor), await widgetOn(B, visitor)];
     const seen = receivers.map(() => [] as number[]);
-    receivers.forEach((r, i) =>
+    for (const [i, r] of receivers.entries()) {
       r.on(EVENTS.messageCreated, (p: { message: MessageDto }) => {
         if (p.message.visitor_id === visitor.id) seen[i]!.push(p.message.id);
-      }),
-    );
+      });
+    }
 
     const PER_SENDER = 25;
     const acked = new Map<string, number>();

@@ -11,7 +11,10 @@ let t: TestApp;
 let base: string;
 let owner: TestOwner;
 const open: Socket[] = [];
-const track = (s: Socket) => (open.push(s), s);
+const track = (s: Socket) => {
+  open.push(s);
+  return s;
+};
 
 beforeAll(async () => {
   t = await createTestApp();

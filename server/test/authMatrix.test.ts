@@ -8,7 +8,7 @@ import { buildAccount, buildMember, call } from './factories.js';
  * reserves for the owner answers 403.
  */
 let t: TestApp;
-let routes: { method: string; url: string }[] = [];
+const routes: { method: string; url: string }[] = [];
 beforeAll(async () => {
   t = await createTestApp();
   const doc = (await call(t.app, 'GET', '/api/openapi.json')).body as {

@@ -2,7 +2,6 @@
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
-  bigint,
   boolean,
   index,
   integer,

@@ -23,14 +23,10 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     await app.limiters.registerIp.consume(request.ip);
     const { name, email, password } = request.body;
     if (await emailTaken(app.db, email)) throw emailTakenError();
-    let created;
-    try {
-      created = await registerAccount(app.db, { name, email, password });
-    } catch (e) {
+    const created = await registerAccount(app.db, { name, email, password }).catch((e: unknown) => {
       // Two registrations of one email at once: the unique index decides.
-      if (isUniqueViolation(e)) throw emailTakenError();
-      throw e;
-    }
+      throw isUniqueViolation(e) ? emailTakenError() : e;
+    });
     const actor = await actorForToken(app.db, created.token);
     return reply.status(201).send({ message: 'success', token: created.token, user: presentUser(actor!) });
   });

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -16,7 +16,7 @@ import { createVisitor } from '../../commands/createVisitor.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
-import { accounts, conversations, visitors, widgetLoads } from '../../db/schema.js';
+import { accounts, conversations, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor } from '../../plugins/visitorAuth.js';
