@@ -61,7 +61,6 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     logger: logger ? { level: config.logLevel } : false,
     trustProxy: typeof tp === 'number' ? (_addr: string, hop: number) => hop < tp : tp,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: !logger,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -94,3 +94,12 @@ export async function assertCanStartChat(db: Tx, accountId: string, now: Date): 
   if (plan !== 'Starter') return;
   if ((await chatsThisMonth(db, accountId, now)) >= STARTER_MONTHLY_CHATS) throw new HttpError(403, CHAT_LIMIT_MESSAGE);
 }
+
+/**
+ * Before a visitor's message: a new chat counts against the plan's monthly limit; a conversation
+ * that already exists always goes on. Shared by the widget's REST call and its socket.
+ */
+export async function assertVisitorCanChat(db: Tx, visitor: { id: string; accountId: string }, now: Date): Promise<void> {
+  const [open] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitor.id)).limit(1);
+  if (!open) await assertCanStartChat(db, visitor.accountId, now);
+}

@@ -48,10 +48,12 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
     if (e.conversationCreated) await schedule('newChat', e.accountId, conversationId);
     if (!(await isAgentOnline(db, e.accountId))) await schedule('offlineMessage', e.accountId, conversationId);
     await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
-  });
+    // Background: a send's ack never waits for presence lookups or job writes. A missed-chat job
+    // that lands after the agent's cancel is harmless: it checks for an answer when it runs.
+  }, { background: true });
 
   events.on('offline.message', async (e) => {
     const [conversation] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, e.visitor.id));
     if (conversation) await schedule('offlineMessage', e.accountId, conversation.id);
-  });
+  }, { background: true });
 }

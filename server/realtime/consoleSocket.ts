@@ -7,7 +7,7 @@ import { sendMessage } from '../commands/sendMessage.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { findVisibleVisitor } from '../policies/conversations.js';
 import { presentMessage } from '../presenters/message.js';
-import { isAgentOnline } from '../services/presence.js';
+import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import { rooms } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
@@ -24,8 +24,10 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
   const on = guardSocket(socket, app.log);
 
   // Widgets of the account learn that an agent is here (and, on the last disconnect, gone).
+  forgetPresence(app.db, actor.accountId);
   app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: true });
   socket.on('disconnect', () => {
+    forgetPresence(app.db, actor.accountId);
     if (app.realtimeClosing()) return;
     void isAgentOnline(app.db, actor.accountId).then(
       (online) => {

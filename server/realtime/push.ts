@@ -12,8 +12,11 @@ import { conversationAudience, rooms, visitorAudience } from './audience.js';
  */
 export function subscribePush(app: FastifyInstance): void {
   const io = app.io;
+  // A write finishing while the node shuts down must not publish on closed Redis clients.
+  const on: typeof app.events.on = (name, handler) =>
+    app.events.on(name, (payload) => (app.realtimeClosing() ? undefined : handler(payload)));
 
-  app.events.on('message.stored', ({ message, conversation, visitor, authorName, conversationCreated }) => {
+  on('message.stored', ({ message, conversation, visitor, authorName, conversationCreated }) => {
     const messageDto = presentMessage(message, visitor.id, authorName);
     const conversationDto = presentConversation(conversation, visitor);
     const audience = conversationAudience(conversation);
@@ -22,20 +25,20 @@ export function subscribePush(app: FastifyInstance): void {
     io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
   });
 
-  app.events.on('visitor.updated', async ({ accountId, visitor, pageChanged }) => {
+  on('visitor.updated', async ({ accountId, visitor, pageChanged }) => {
     if (!pageChanged) return;
     const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
     io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
   });
 
-  app.events.on('conversation.read', async ({ conversation, lastId }) => {
+  on('conversation.read', async ({ conversation, lastId }) => {
     const [visitor] = await app.db.select().from(visitors).where(eq(visitors.id, conversation.visitorId));
     if (!visitor) return;
     io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageSeen, { last_id: lastId, by: 'agent' });
     io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
   });
 
-  app.events.on('conversations.assigned', async ({ conversationIds }) => {
+  on('conversations.assigned', async ({ conversationIds }) => {
     if (conversationIds.length === 0) return;
     const rows = await app.db
       .select({ conversation: conversations, visitor: visitors })
@@ -47,7 +50,7 @@ export function subscribePush(app: FastifyInstance): void {
     }
   });
 
-  app.events.on('sessions.revoked', ({ tokenHash, userId, exceptTokenHash, accountId }) => {
+  on('sessions.revoked', ({ tokenHash, userId, exceptTokenHash, accountId }) => {
     let target = accountId ? io.in([rooms.console(accountId), rooms.widgets(accountId)]) : tokenHash ? io.in(rooms.token(tokenHash)) : userId !== undefined ? io.in(rooms.user(userId)) : undefined;
     if (!target) return;
     if (exceptTokenHash) target = target.except(rooms.token(exceptTokenHash));

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Socket } from 'socket.io';
 import { z } from 'zod';
 import { EVENTS, MAX_URL, MESSAGE_REQUIRED, widgetMessageSchema } from '@parley/shared';
+import { assertVisitorCanChat } from '../billing/limits.js';
 import { sendMessage } from '../commands/sendMessage.js';
 import { updateVisitor } from '../commands/updateVisitor.js';
 import { conversations } from '../db/schema.js';
@@ -50,6 +51,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   on(EVENTS.messageSend, async (payload, ack) => {
     const input = parseOrThrow(socketSendSchema, payload);
     if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
+    await assertVisitorCanChat(app.db, data.visitor, new Date());
     const result = await sendMessage(app, {
       visitor: data.visitor,
       senderType: 'visitor',

@@ -10,9 +10,28 @@ export const AGENT_ONLINE_WINDOW_MS = 90_000;
 
 /** Live socket presence, registered by the real-time layer for its app's database. */
 const livePresence = new WeakMap<Db, (accountId: string) => Promise<boolean>>();
+const liveCaches = new WeakMap<Db, Map<string, unknown>>();
+
+/** A console socket of the account came or went on this node: forget the cached answer. */
+export function forgetPresence(db: Db, accountId: string): void {
+  liveCaches.get(db)?.delete(accountId);
+}
+
+/** A cluster-wide socket lookup per visitor message would be costly: answers are kept this long. */
+const LIVE_CACHE_MS = 2000;
 
 export function useLivePresence(db: Db, check: (accountId: string) => Promise<boolean>): void {
-  livePresence.set(db, check);
+  const cache = new Map<string, { at: number; online: Promise<boolean> }>();
+  liveCaches.set(db, cache);
+  livePresence.set(db, (accountId) => {
+    const now = Date.now();
+    const hit = cache.get(accountId);
+    if (hit && now - hit.at < LIVE_CACHE_MS) return hit.online;
+    if (cache.size > 10_000) cache.clear();
+    const online = check(accountId);
+    cache.set(accountId, { at: now, online });
+    return online;
+  });
 }
 
 /** Whether any agent of the account is online: a connected console socket (any node), or a recently used session. */

@@ -46,7 +46,10 @@ async function stop(child: ChildProcess): Promise<void> {
   };
   killGroup('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null && child.signalCode === null) killGroup('SIGKILL');
+  if (child.exitCode === null && child.signalCode === null) {
+    killGroup('SIGKILL');
+    await exited;
+  }
 }
 
 async function waitReady(base: string, output: () => string): Promise<void> {
@@ -108,6 +111,26 @@ describe('npm start (README)', () => {
     });
     expect(login.status).toBe(200);
     await stop(second.child);
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await fs.rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }, 400_000);
+});
+
+describe('npm run migrate (README)', () => {
+  it('applies the migrations to the embedded database alone, and again as a no-op', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-migrate-'));
+    const run = () =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        let out = '';
+        const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), DATA_DIR: dataDir, TURBO_TELEMETRY_DISABLED: '1' };
+        const child = spawn('npm', ['run', 'migrate'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('exit', (code) => resolve({ code, out }));
+      });
+    const first = await run();
+    expect(first.code, first.out).toBe(0);
+    expect(first.out).toContain('Migrations applied (pglite)');
+    expect((await run()).code).toBe(0);
+    await fs.rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }, 300_000);
 });

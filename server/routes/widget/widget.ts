@@ -11,7 +11,7 @@ import {
   widgetEventSchema,
   widgetMessageSchema,
 } from '@parley/shared';
-import { assertCanStartChat } from '../../billing/limits.js';
+import { assertVisitorCanChat } from '../../billing/limits.js';
 import { createVisitor } from '../../commands/createVisitor.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
@@ -71,9 +71,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const input = parseOrThrow(widgetMessageSchema, form.fields);
       if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
-      // A new chat counts against the plan's monthly limit (Starter: 100); a going one never stops.
-      const [open] = await app.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitor.id));
-      if (!open) await assertCanStartChat(app.db, visitor.accountId, new Date());
+      await assertVisitorCanChat(app.db, visitor, new Date());
       const result = await sendMessage(app, {
         visitor,
         senderType: 'visitor',

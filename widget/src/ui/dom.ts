@@ -35,13 +35,17 @@ export function linkify(text: string): (Node | string)[] {
   );
 }
 
-/** Black or white, whichever reads better on the account's colour. */
+/**
+ * Black or white, whichever contrasts more with the account's colour (WCAG relative luminance), so
+ * text on it (header, the visitor's bubbles) always reaches at least 4.5:1, WCAG AA.
+ */
 export function textOn(color: string): string {
   const m = /^#?([0-9a-f]{6})$/i.exec(color.trim());
   if (!m?.[1]) return '#fff';
   const n = Number.parseInt(m[1], 16);
-  const lum = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
-  return lum > 170 ? '#1f2328' : '#fff';
+  const lin = (c: number) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+  const l = 0.2126 * lin(n >> 16) + 0.7152 * lin((n >> 8) & 255) + 0.0722 * lin(n & 255);
+  return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#000' : '#fff';
 }
 
 /** Absolute URL for a path the server gave relative to its own origin. */

@@ -27,11 +27,18 @@ export interface ViewOptions {
   texts?: Texts;
   /** The loader's bubble, taken over; created when absent (preview). */
   launcher?: HTMLButtonElement;
+  /** The console's preview: always open, inert (disabled composer, close does nothing), no launcher,
+   *  both greetings at once and the onboarding's fallbacks for empty fields. */
   preview?: boolean;
   handlers?: Partial<ViewHandlers>;
 }
 
 const noop = () => {};
+
+/** What the onboarding preview shows for empty fields (SPEC.md section 2; the console is English).
+ *  Only the preview uses them: name, title and initial greeting are required by the server. */
+const PREVIEW = { name: 'Hi there! 👋', title: "We're here to help", status: 'Typically replies in minutes', greeting: 'Hello!',
+  followUp: 'How can we assist?', close: 'Close chat preview', input: 'Message (preview)' };
 
 export class View {
   readonly t: Texts;
@@ -69,6 +76,10 @@ export class View {
     const attach = h('button', { type: 'button', class: 'ic', 'aria-label': t.attach, title: t.attach }, icon(ICONS.attach));
     const send = h('button', { type: 'submit', class: 'ic s', 'aria-label': t.send, title: t.send }, icon(ICONS.send));
     this.composer = h('form', { class: 'c' }, attach, file, this.input, send);
+    if (opts.preview) {
+      for (const el of [attach, this.input, send]) el.disabled = true;
+      this.input.setAttribute('aria-label', PREVIEW.input);
+    }
     attach.onclick = () => file.click();
     file.onchange = () => {
       const f = file.files?.[0];
@@ -107,7 +118,6 @@ export class View {
     this.launcher.onclick = () => this.setOpen(!this.open, true);
 
     const wrap = h('div', { class: opts.preview ? 'w pv' : 'w' }, this.panel);
-    if (opts.preview) wrap.append(this.launcher);
     root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS), wrap);
     this.applySettings(opts.settings);
     this.setOffline(!opts.settings.agent_online);
@@ -120,15 +130,25 @@ export class View {
     host.style.setProperty('--c', s.color);
     host.style.setProperty('--f', textOn(s.color));
     this.launcher.style.background = s.color;
+    const pv = this.opts.preview;
+    const name = this.name();
+    const title = pv ? s.title.trim() || PREVIEW.title : s.title;
     const avatar = s.avatar_url
       ? h('img', { class: 'av', src: absolute(this.opts.base, s.avatar_url), alt: '' })
-      : h('span', { class: 'av', 'aria-hidden': 'true' }, (s.name.trim()[0] ?? '?').toUpperCase());
-    const close = h('button', { type: 'button', class: 'x', 'aria-label': this.t.close, title: this.t.close }, icon(ICONS.close));
-    close.onclick = () => this.setOpen(false, true);
-    this.header.replaceChildren(avatar, h('div', { class: 'hn' }, h('b', {}, s.name), s.title && h('span', {}, s.title)), ...(this.opts.preview ? [] : [close]));
-    this.panel.setAttribute('aria-label', s.name || 'Chat');
+      : h('span', { class: 'av', 'aria-hidden': 'true' }, (s.name.trim()[0] ?? (pv ? '👋' : '?')).toUpperCase());
+    const closeLabel = pv ? PREVIEW.close : this.t.close;
+    const close = h('button', { type: 'button', class: 'x', 'aria-label': closeLabel, title: closeLabel }, icon(ICONS.close));
+    close.onclick = pv ? noop : () => this.setOpen(false, true);
+    const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, PREVIEW.status));
+    this.header.replaceChildren(avatar, names, close);
+    this.panel.setAttribute('aria-label', name || 'Chat');
     this.footer.textContent = s.powered_by || 'Powered by Parley';
     this.footer.setAttribute('href', this.opts.base || 'https://parley.chat');
+  }
+
+  /** The name shown in the header and on agent greetings (the preview's fallback when empty). */
+  private name(): string {
+    return this.opts.preview ? this.settings.name.trim() || PREVIEW.name : this.settings.name;
   }
 
   /** Opens or closes the panel; `user` moves focus the way a keyboard user expects. */
@@ -188,14 +208,20 @@ export class View {
     this.typingLine.replaceChildren(...(name === null ? [] : [h('span', { class: 'd' }, h('i'), h('i'), h('i')), `${name} ${this.t.typing}`]));
   }
 
-  /** Shows the conversation: greetings first, then messages in order; rows are reused by key. */
+  /** Shows the conversation: greetings first, then messages in order; rows are reused by key.
+   *  The preview shows both greetings at once (with fallbacks), as the visitor will meet them. */
   setMessages(messages: readonly ChatMessage[]): void {
     const s = this.settings;
+    const pv = this.opts.preview;
+    const name = this.name();
     const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 50;
     const items: { key: string; sig: string; build: () => HTMLElement }[] = [];
-    const greeting = (key: string, text: string) => items.push({ key, sig: s.name + text, build: () => this.bubble(false, s.name, [text]) });
-    if (s.initial_greeting) greeting('g1', s.initial_greeting);
-    let asked = false;
+    const greeting = (key: string, text: string) => items.push({ key, sig: name + text, build: () => this.bubble(false, name, [text]) });
+    if (pv) {
+      greeting('g1', s.initial_greeting.trim() || PREVIEW.greeting);
+      greeting('g2', s.follow_up_greeting.trim() || PREVIEW.followUp);
+    } else if (s.initial_greeting) greeting('g1', s.initial_greeting);
+    let asked = pv === true; // the preview already shows the follow-up
     for (const m of messages) {
       const key = m.client_id ? `c${m.client_id}` : `i${m.id}`;
       items.push({ key, sig: `${m.id}${m.state}${m.error}${m.file_path}`, build: () => this.message(m) });
@@ -263,8 +289,9 @@ export class View {
 }
 
 /**
- * Renders the widget, opened, with the given settings into `container` (its own Shadow DOM), for
- * the console's onboarding preview. Call `update` as the settings change; no network, no socket.
+ * Renders the widget's panel, opened and inert, with the given settings into `container` (its own
+ * Shadow DOM, filling the container), for the console's onboarding preview. Call `update` as the
+ * settings change; no network, no socket.
  */
 export function renderPreview(container: HTMLElement, settings: PublicSettings, opts: { base?: string; lang?: string; texts?: Texts } = {}) {
   const root = container.shadowRoot ?? container.attachShadow({ mode: 'open' });
