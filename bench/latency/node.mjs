@@ -1,0 +1,85 @@
+// One server node for the latency benchmark, in its own process (its own event loop, as in
+// production). Usage: node node.mjs parley|bare  (env: BENCH_DB_URL, BENCH_REDIS_URL, BENCH_DATA_DIR)
+// Sends { port } over IPC once listening; exits on SIGTERM.
+import http from 'node:http';
+import path from 'node:path';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { createClient } from 'redis';
+import { Server } from 'socket.io';
+import { ROOT } from '../lib.mjs';
+
+const mode = process.argv[2];
+const redisUrl = process.env.BENCH_REDIS_URL;
+
+async function parley() {
+  const { buildApp } = await import(path.join(ROOT, 'server/dist/app.js'));
+  const { openPostgres } = await import(path.join(ROOT, 'server/dist/db/client.js'));
+  const { loadConfig } = await import(path.join(ROOT, 'server/dist/config.js'));
+  const database = await openPostgres(process.env.BENCH_DB_URL);
+  await database.migrate(); // both nodes at once: the advisory lock serializes them
+  const config = loadConfig({
+    DATA_DIR: process.env.BENCH_DATA_DIR,
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'silent',
+    REGISTER_LIMIT_PER_IP: '100000',
+    LOGIN_LIMIT_PER_IP: '100000',
+    LOGIN_LIMIT_PER_EMAIL: '100000',
+  });
+  const app = await buildApp({ config, database, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    port: app.server.address().port,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/** The baseline: plain Socket.IO, Redis adapter on the same Redis, no database, no auth. */
+async function bare() {
+  const server = http.createServer();
+  const io = new Server(server, { serveClient: false });
+  const pub = createClient({ url: redisUrl });
+  const sub = pub.duplicate();
+  pub.on('error', () => {});
+  sub.on('error', () => {});
+  await Promise.all([pub.connect(), sub.connect()]);
+  io.adapter(createAdapter(pub, sub, { key: 'bare:io' }));
+  io.on('connection', (socket) => {
+    // An "account" room per group, like Parley's console room: each message reaches one agent.
+    const room = `agents:${socket.handshake.auth.room ?? 'all'}`;
+    if (socket.handshake.auth.role === 'agent') socket.join(room);
+    socket.on('message.send', (payload, ack) => {
+      io.to(room).emit('message.created', { message: payload });
+      if (typeof ack === 'function') ack({ ok: true });
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: server.address().port,
+    async close() {
+      io.local.disconnectSockets(true);
+      await new Promise((r) => io.close(() => r()));
+      await Promise.allSettled([pub.quit(), sub.quit()]);
+    },
+  };
+}
+
+try {
+  const node = mode === 'parley' ? await parley() : await bare();
+  process.on('SIGTERM', () => {
+    // A push still in flight when app.close() has quit the adapter's Redis clients rejects with
+    // ClientClosedError and nobody catches it (a server shutdown-order issue, reported): only
+    // during shutdown, ignore it so the benchmark ends cleanly.
+    process.on('unhandledRejection', (err) => {
+      if (err?.constructor?.name !== 'ClientClosedError' && !/client is closed/i.test(String(err?.message))) throw err;
+    });
+    node.close().finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 3000).unref();
+  });
+  process.send({ port: node.port });
+} catch (err) {
+  process.send({ error: String(err?.stack ?? err) });
+  process.exit(1);
+}

@@ -1,0 +1,221 @@
+// Delivery latency, visitor -> agent across two nodes through Redis, with the database write,
+// beside a bare Socket.IO relay over the same Redis (no database) in the same run.
+// Run: node bench/latency/run.mjs   (after `npx turbo run build --filter=@parley/server`;
+// needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH).
+// Options (env): BENCH_SECONDS=5 per rate, BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags).
+// Targets: p50 <= 3x the bare relay, p99 <= 20 ms at 500 messages/s.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { io } from 'socket.io-client';
+import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RATES = (process.env.BENCH_RATES ?? '100,500,2000').split(',').map(Number);
+// The server refuses more than 100 events per 10 s per socket (realtime/guard.ts): spread the
+// load so no socket sends more than ~6 events/s at the top rate.
+const ACCOUNTS = 4; // also keeps each account under the Starter plan's 100 chats a month
+const VISITORS_PER_ACCOUNT = 90;
+const DRAIN_MS = 5000;
+
+const connectSocket = (base, auth) =>
+  new Promise((resolve, reject) => {
+    const s = io(base, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', (e) => reject(new Error(`socket connect failed: ${e.message}`)));
+  });
+
+async function post(base, url, body, token) {
+  const res = await fetch(base + url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Runs `fn` over items with at most `n` at a time. */
+async function pool(items, n, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  }));
+  return out;
+}
+
+/** Who talks: groups of (one agent socket on node B, visitor sockets on node A). */
+async function connectClients(mode, baseA, baseB, dbUrl) {
+  const groups = [];
+  if (mode === 'bare') {
+    for (let a = 0; a < ACCOUNTS; a++) {
+      const agent = await connectSocket(baseB, { role: 'agent', room: `a${a}` });
+      const visitors = await pool([...Array(VISITORS_PER_ACCOUNT).keys()], 20, () => connectSocket(baseA, { room: `a${a}` }));
+      groups.push({ agent, visitors });
+    }
+    return groups;
+  }
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    for (let a = 0; a < ACCOUNTS; a++) {
+      const email = `bench-${Date.now()}-${a}@example.com`;
+      const password = 'Bench-pass-123!';
+      const reg = await post(baseA, '/api/vms/register', { name: `Bench Owner ${a}`, email, password, password_confirmation: password });
+      const { rows } = await db.query('select widget_key from accounts where id = $1', [reg.user.account_id]);
+      const widgetKey = rows[0].widget_key;
+      const agent = await connectSocket(baseB, { token: reg.token });
+      const visitors = await pool([...Array(VISITORS_PER_ACCOUNT).keys()], 10, async (j) => {
+        const v = await post(baseA, '/api/widget/visitors', { unique_code: widgetKey, name: `Bench Visitor ${j}` });
+        return connectSocket(baseA, { widget_key: widgetKey, visitor_token: v.data.visitor_token });
+      });
+      groups.push({ agent, visitors });
+    }
+  } finally {
+    await db.end();
+  }
+  return groups;
+}
+
+/** Sends `total` messages at `rate`/s round-robin over every visitor socket; times each to its agent. */
+async function phase(groups, label, rate, total) {
+  const senders = groups.flatMap((g) => g.visitors);
+  const sentAt = new Map();
+  const latencies = [];
+  const failures = new Map();
+  let lastRecv = 0;
+  const onCreated = (p) => {
+    const id = p?.message?.client_id;
+    const t0 = id === undefined ? undefined : sentAt.get(id);
+    if (t0 === undefined) return;
+    const now = performance.now();
+    latencies.push(now - t0);
+    sentAt.delete(id);
+    lastRecv = now;
+  };
+  for (const g of groups) g.agent.on('message.created', onCreated);
+  const ackLatencies = [];
+  const ackFor = (id, t0) => (reply) => {
+    if (reply?.ok) return void ackLatencies.push(performance.now() - t0);
+    const key = reply?.status ?? 'error';
+    failures.set(key, (failures.get(key) ?? 0) + 1);
+    sentAt.delete(id);
+  };
+  let sent = 0;
+  const start = performance.now();
+  await new Promise((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
+      while (sent < due) {
+        const id = `${label}_${sent}`;
+        const sock = senders[sent % senders.length];
+        const t0 = performance.now();
+        sentAt.set(id, t0);
+        sock.emit('message.send', { message: `bench message ${sent}`, client_id: id }, ackFor(id, t0));
+        sent++;
+      }
+      if (sent >= total) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const sendEnd = performance.now();
+  while (sentAt.size > 0 && performance.now() - sendEnd < DRAIN_MS) await sleep(20);
+  for (const g of groups) g.agent.off('message.created', onCreated);
+  const sorted = Float64Array.from(latencies).sort();
+  const acks = Float64Array.from(ackLatencies).sort();
+  return {
+    rate,
+    sent,
+    received: latencies.length,
+    lost: sentAt.size,
+    failures: Object.fromEntries(failures),
+    sentPerSec: sent / ((sendEnd - start) / 1000),
+    deliveredPerSec: latencies.length / (((lastRecv || sendEnd) - start) / 1000),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1],
+    ackP50: percentile(acks, 50),
+  };
+}
+
+async function suite(mode, ctx) {
+  const env = { BENCH_DB_URL: ctx.db.url, BENCH_REDIS_URL: ctx.redis.url, BENCH_DATA_DIR: ctx.dataDir };
+  const script = path.join(BENCH_DIR, 'latency/node.mjs');
+  // BENCH_NODE_ARGS: extra node flags for the server processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const opts = { env, execArgv: ['--disable-warning=FSTDEP023', ...extra] };
+  const nodes = await Promise.all([startChild(script, [mode], opts), startChild(script, [mode], opts)]);
+  ctx.children.push(...nodes);
+  const [A, B] = nodes.map((n) => `http://127.0.0.1:${n.ready.port}`);
+  const groups = await connectClients(mode, A, B, ctx.db.url);
+  const sockets = groups.flatMap((g) => [g.agent, ...g.visitors]);
+  try {
+    // Warm-up (not measured): one message per visitor (Parley creates the conversations here), then 1 s at 100/s.
+    const n = groups.reduce((s, g) => s + g.visitors.length, 0);
+    await phase(groups, `${mode}w1`, 200, n);
+    await phase(groups, `${mode}w2`, 100, 100);
+    await sleep(500);
+    const results = [];
+    for (const rate of RATES) {
+      results.push(await phase(groups, `${mode}r${rate}`, rate, Math.round(rate * SECONDS)));
+      await sleep(1000);
+    }
+    return { results, visitors: n, agents: groups.length };
+  } finally {
+    for (const s of sockets) s.close();
+    for (const node of nodes) await node.stop();
+  }
+}
+
+const ctx = { children: [], redis: undefined, db: undefined, dataDir: undefined };
+async function cleanup() {
+  for (const c of ctx.children) await c.stop().catch(() => {});
+  await ctx.redis?.stop().catch(() => {});
+  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
+  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
+}
+process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+
+try {
+  ctx.redis = await startRedis();
+  ctx.db = await createDatabase();
+  ctx.dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
+  console.log(`Delivery latency: visitor socket on node A -> agent socket on node B, through Redis (${ctx.redis.url}, private)`);
+  console.log(`Each node is its own process; database ${ctx.db.name} (dropped after). ${SECONDS} s per rate.\n`);
+  const bare = await suite('bare', ctx);
+  const parley = await suite('parley', ctx);
+  console.log(`${bare.visitors} visitor sockets (max ${(Math.max(...RATES) / bare.visitors).toFixed(1)} events/s each), ${bare.agents} agent sockets\n`);
+  const head = `${'rate'.padEnd(10)}${'system'.padEnd(8)}${'sent/s'.padStart(9)}${'deliv/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'ack p50'.padStart(11)}  lost  refused`;
+  console.log(head);
+  console.log('-'.repeat(head.length));
+  for (let i = 0; i < RATES.length; i++) {
+    for (const [name, r] of [['bare', bare.results[i]], ['parley', parley.results[i]]]) {
+      const refused = Object.entries(r.failures).map(([k, v]) => `${v}x${k}`).join(' ') || '0';
+      console.log(
+        `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.lost).padStart(4)}  ${refused}`,
+      );
+    }
+    const p = parley.results[i];
+    const b = bare.results[i];
+    const sustained = p.deliveredPerSec >= 0.95 * p.rate && p.lost === 0;
+    console.log(`${''.padEnd(10)}p50 ratio parley/bare ${(p.p50 / b.p50).toFixed(2)}x${sustained ? '' : `  (parley did NOT sustain ${p.rate}/s: ${p.deliveredPerSec.toFixed(0)}/s delivered)`}\n`);
+  }
+  const i500 = RATES.indexOf(500);
+  if (i500 >= 0) {
+    const p = parley.results[i500];
+    const ratio = p.p50 / bare.results[i500].p50;
+    console.log('Targets at 500 messages/s:');
+    console.log(`  p50 parley/bare = ${ratio.toFixed(2)}x  (target <= 3x): ${ratio <= 3 ? 'ok' : 'OVER'}`);
+    console.log(`  p99 parley = ${ms(p.p99)}  (target <= 20 ms): ${p.p99 <= 20 ? 'ok' : 'OVER'}`);
+  }
+} finally {
+  await cleanup();
+}
