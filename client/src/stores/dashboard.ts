@@ -1,19 +1,18 @@
 import { type ConversationDto, EVENTS, type VisitorDto, type VisitorPresencePayload } from '@parley/shared';
 import { create } from 'zustand';
-import { ApiError, api, unwrap } from '../lib/api';
+import { api, unwrap } from '../lib/api';
 import { acquireSocket, releaseSocket } from '../lib/socket';
-import { type DashboardFigures, type Range, figuresFromLists } from './dashboardLogic';
+import type { DashboardFigures, Range } from './dashboardLogic';
 
 export type { DashboardFigures, Range } from './dashboardLogic';
 
 /**
- * Dashboard figures. Asks GET /api/vms/stats?range= first; while that endpoint does not exist
- * (404) it computes the figures from GET /api/vms/conversations and GET /api/vms/visitor.
+ * Dashboard figures from GET /api/vms/stats?range= (computed on the server, in the browser's
+ * time zone); the visitor history and activity from the two lists.
  */
 interface DashboardState {
   range: Range;
   figures: DashboardFigures | null;
-  source: 'stats' | 'lists' | null;
   visitors: VisitorDto[];
   conversations: ConversationDto[];
   loading: boolean;
@@ -25,12 +24,9 @@ interface DashboardState {
   connect: () => () => void;
 }
 
-let statsMissing = false;
-
 export const useDashboard = create<DashboardState>((set, get) => ({
   range: '24h',
   figures: null,
-  source: null,
   visitors: [],
   conversations: [],
   loading: false,
@@ -47,23 +43,14 @@ export const useDashboard = create<DashboardState>((set, get) => ({
     set({ loading: get().figures === null, error: '' });
     try {
       // History and activity always come from the lists.
-      const [visitors, conversations] = await Promise.all([
+      const [visitors, conversations, figures] = await Promise.all([
         api.get('/api/vms/visitor').then((b) => unwrap<VisitorDto[]>(b)),
         api.get('/api/vms/conversations').then((b) => unwrap<ConversationDto[]>(b)),
+        api
+          .get('/api/vms/stats', { query: { range, tz_offset: new Date().getTimezoneOffset() } })
+          .then((b) => unwrap<DashboardFigures>(b)),
       ]);
-      let figures: DashboardFigures | null = null;
-      let source: 'stats' | 'lists' = 'lists';
-      if (!statsMissing) {
-        try {
-          figures = unwrap<DashboardFigures>(await api.get('/api/vms/stats', { query: { range } }));
-          source = 'stats';
-        } catch (e) {
-          if (e instanceof ApiError && e.status === 404) statsMissing = true;
-          else console.error('Failed to load stats', e);
-        }
-      }
-      figures ??= figuresFromLists(range, visitors ?? [], conversations ?? []);
-      if (get().range === range) set({ figures, source, visitors: visitors ?? [], conversations: conversations ?? [] });
+      if (get().range === range) set({ figures, visitors: visitors ?? [], conversations: conversations ?? [] });
     } catch (e) {
       console.error('Failed to load dashboard', e);
       set({ error: 'Failed to load dashboard data. Please try again.' });
