@@ -7,7 +7,6 @@ export const RANGES: { value: Range; label: string }[] = [
   { value: '7d', label: '7 Days' },
   { value: '30d', label: '30 Days' },
 ];
-export const RANGE_MS: Record<Range, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
 /** What the dashboard shows: GET /api/vms/stats (`null` figures mean "no data yet"). */
 export type DashboardFigures = DashboardStatsDto;
