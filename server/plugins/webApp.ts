@@ -5,6 +5,23 @@ import type { FastifyInstance } from 'fastify';
 import { CLIENT_DIST, WIDGET_DIST } from '../paths.js';
 
 /**
+ * The console's Content-Security-Policy: no inline scripts anywhere; styles may be inline (the
+ * widget preview's Shadow DOM uses <style>); sockets to this origin; never framed.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self' ws: wss:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
  * Serves the built console (client/dist) with client-side routing fallback, and the widget
  * loader at /widget.js. Hashed assets are cached for a year; the loader and index.html briefly.
  */
@@ -54,6 +71,8 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
       .header('Cache-Control', 'no-cache')
       .header('X-Content-Type-Options', 'nosniff')
       .header('X-Frame-Options', 'DENY')
+      .header('Content-Security-Policy', CONSOLE_CSP)
+      .header('Referrer-Policy', 'strict-origin-when-cross-origin')
       .type('text/html; charset=utf-8')
       .send(await fs.promises.readFile(indexHtml));
   });

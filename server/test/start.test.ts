@@ -92,6 +92,9 @@ describe('npm start (README)', () => {
     const html = await fetch(`${base}/dashboard`);
     expect(html.status).toBe(200);
     expect(await html.text()).toContain('<div id="root">');
+    expect(html.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(html.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(html.headers.get('x-content-type-options')).toBe('nosniff');
     const widget = await fetch(`${base}/widget.js`);
     expect(widget.status).toBe(200);
     expect(widget.headers.get('content-type')).toContain('javascript');
