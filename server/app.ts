@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, type RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
@@ -78,7 +79,9 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('db', database.db);
-  app.decorate('storage', new Storage(path.join(config.dataDir, 'storage')));
+  const storage = new Storage(path.join(config.dataDir, 'storage'));
+  await fs.mkdir(storage.root, { recursive: true }); // the static file server needs it to exist
+  app.decorate('storage', storage);
   app.decorate('redis', redis);
   app.decorate('events', new DomainEvents(app.log));
   // Background reactions (learning, auto-answers, mail) finish before the database closes.

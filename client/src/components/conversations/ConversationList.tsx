@@ -55,7 +55,7 @@ export function ConversationList({ conversations, total, loading, error, selecte
             const name = visitorName(c.visitor_name);
             return (
               <li key={c.visitor_id}>
-                <button type="button" className="conv-item" aria-current={c.visitor_id === selectedId ? 'true' : undefined} onClick={() => onSelect(c.visitor_id)} aria-label={`${name}${c.unread_count > 0 ? `, ${c.unread_count} unread` : ''}`}>
+                <button type="button" className="conv-item" aria-current={c.visitor_id === selectedId ? 'true' : undefined} onClick={() => onSelect(c.visitor_id)}>
                   <span className="avatar-wrap">
                     <span className={`avatar avatar-md ${avatarStyle(i)}`} aria-hidden="true">
                       {initial(c.visitor_name)}
@@ -75,7 +75,7 @@ export function ConversationList({ conversations, total, loading, error, selecte
                         {typing[c.visitor_id] ? <em>typing...</em> : preview(c.last_message)}
                       </span>
                       {c.unread_count > 0 && c.visitor_id !== selectedId && (
-                        <span className="unread" aria-hidden="true">
+                        <span className="unread">
                           {c.unread_count}
                         </span>
                       )}

@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { CHROMIUM_PATH } from './chromium';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The Parley server under test, e.g. http://127.0.0.1:41234 */
+    baseUrl: string;
+    /** A second origin serving plain HTML pages from hostDir (the "customer's website"). */
+    hostUrl: string;
+    hostDir: string;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(base: string, child: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    try {
+      const res = await fetch(`${base}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : '';
+  throw new Error(`The Parley server did not become ready at ${base}/readyz (exit code ${child.exitCode}).\n${log}`);
+}
+
+/** The customer's website: a static file server on another port, i.e. another origin. */
+function startHostServer(dir: string, port: number): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const name = path.basename(new URL(req.url ?? '/', 'http://x').pathname) || 'index.html';
+    const file = path.join(dir, name);
+    if (!fs.existsSync(file)) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+export default async function setup(project: TestProject) {
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM_PATH}: the browser journeys need it. Install it with \`apt-get install chromium\` (.ci/run does this).`);
+  }
+  for (const built of ['server/dist/index.js', 'client/dist/index.html', 'widget/dist/widget.js']) {
+    if (!fs.existsSync(path.join(REPO, built))) {
+      throw new Error(`${built} is missing: build first with \`npx turbo run build\` (turbo's test task does it).`);
+    }
+  }
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-e2e-'));
+  const dataDir = path.join(tmp, 'data');
+  const hostDir = path.join(tmp, 'host');
+  fs.mkdirSync(hostDir, { recursive: true });
+  const logFile = path.join(tmp, 'server.log');
+  const [port, hostPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${port}`;
+
+  // The production start (`node server/dist/index.js`) on embedded PGlite, the payment sandbox
+  // and no outside services: every optional service variable is removed from the environment.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PUBLIC_URL', 'PAYSTACK_SECRET_KEY', 'PAYSTACK_BASE_URL', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL', 'CONSOLE_ORIGINS', 'NODE_OPTIONS', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[k];
+  Object.assign(env, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    // Every journey signs up and in from 127.0.0.1: lift the per-IP limits above the suite's needs.
+    LOGIN_LIMIT_PER_IP: '1000',
+    LOGIN_LIMIT_PER_EMAIL: '100',
+    REGISTER_LIMIT_PER_IP: '1000',
+    // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
+    TRUST_PROXY: '1',
+  });
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env, stdio: ['ignore', out, out] });
+  try {
+    await waitReady(base, child, logFile);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
+  const host = await startHostServer(hostDir, hostPort);
+
+  project.provide('baseUrl', base);
+  project.provide('hostUrl', `http://127.0.0.1:${hostPort}`);
+  project.provide('hostDir', hostDir);
+
+  return async () => {
+    await new Promise<void>((r) => host.close(() => r()));
+    if (child.exitCode === null && child.pid) {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      process.kill(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => child.pid && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.closeSync(out);
+    if (process.env.E2E_KEEP_TMP) console.log(`e2e temp dir kept: ${tmp}`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,90 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiCall, base, createVisitor, eventually, integrationSnippet, PASSWORD, registerOwner, uniqueEmail, visitorSays } from '../support/api';
+import { closeBrowser, newSession, pathOf, visible, waitForPath } from '../support/browser';
+
+afterAll(closeBrowser);
+
+interface TeamBody {
+  data: { id: number | string; name: string; email: string; role: { id: number; name: string } | null; assigned_users: { id: string; name: string }[] }[];
+  roles: { id: number; name: string }[];
+}
+
+async function signInThroughForm(email: string, password: string) {
+  const s = await newSession();
+  await s.page.goto(`${base()}/login`);
+  await s.page.getByLabel('Email', { exact: true }).fill(email);
+  await s.page.getByLabel('Password', { exact: true }).fill(password);
+  await s.page.getByRole('button', { name: 'Sign In' }).click();
+  await waitForPath(s.page, '/dashboard');
+  return s;
+}
+
+describe('team (journey 6)', () => {
+  it('owner adds an Agent, assigns a visitor and deletes them; an Agent sees no Team entry; an Admin-role member sees the notice', async () => {
+    const owner = await registerOwner('Tom Teamlead');
+    const { key } = await integrationSnippet(owner.token);
+    const visitor = await createVisitor(key, { name: 'Paula Prospect' });
+    await visitorSays(visitor, 'Can someone help me?');
+
+    const { page, dialogs, pageErrors } = await newSession({ token: owner.token });
+    await page.goto(`${base()}/team`);
+    await visible(page.getByRole('heading', { name: 'Team Management' }));
+    await page.getByRole('button', { name: 'Add Member' }).click();
+    const add = page.getByRole('dialog', { name: 'Add Team Member' });
+    await visible(add);
+    const agentEmail = uniqueEmail('agent');
+    await add.getByLabel('Name', { exact: true }).fill('Andy Agent');
+    await add.getByLabel('Email', { exact: true }).fill(agentEmail);
+    await add.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await add.getByLabel('Role', { exact: true }).selectOption({ label: 'Agent' });
+    await add.getByRole('button', { name: 'Add Member' }).click();
+    await add.waitFor({ state: 'hidden' });
+    const row = page.getByRole('row').filter({ hasText: 'Andy Agent' });
+    await visible(row);
+    await visible(row.getByText('Agent', { exact: true }));
+
+    // Assign the visitor.
+    await row.getByRole('button', { name: 'Assign users to Andy Agent' }).click();
+    const assign = page.getByRole('dialog', { name: 'Assign Users to Andy Agent' });
+    await assign.getByRole('checkbox', { name: 'Paula Prospect' }).check();
+    await assign.getByRole('button', { name: 'Save Assignment' }).click();
+    await assign.waitFor({ state: 'hidden' });
+    await visible(row.getByText('Paula Prospect'));
+    const team = await apiCall<TeamBody>('GET', '/api/vms/team', { token: owner.token });
+    const agentRow = team.body.data.find((m) => m.email === agentEmail);
+    expect(agentRow?.role?.name).toBe('Agent');
+    expect(agentRow?.assigned_users.map((u) => u.id)).toEqual([visitor.id]);
+
+    // The Agent signs in: no Team entry in the sidebar.
+    const agent = await signInThroughForm(agentEmail, PASSWORD);
+    const nav = agent.page.getByRole('navigation', { name: 'Main' });
+    await visible(nav.getByRole('link', { name: 'Conversations' }));
+    expect(await nav.getByRole('link', { name: 'Team' }).count()).toBe(0);
+    await agent.context.close();
+
+    // An Admin-role member opening /team sees the notice, not the table.
+    const adminRole = team.body.roles.find((r) => r.name === 'Admin');
+    expect(adminRole).toBeTruthy();
+    const adminEmail = uniqueEmail('admin-member');
+    const created = await apiCall('POST', '/api/vms/team', { token: owner.token, body: { name: 'Ada Admin', email: adminEmail, password: PASSWORD, role_id: adminRole!.id } });
+    expect(created.status).toBe(201);
+    const admin = await signInThroughForm(adminEmail, PASSWORD);
+    await admin.page.goto(`${base()}/team`);
+    await visible(admin.page.getByText('You do not have permission to view the team table.'));
+    expect(await admin.page.getByRole('table').count()).toBe(0);
+    expect(await admin.page.getByRole('button', { name: 'Add Member' }).count()).toBe(0);
+    await admin.context.close();
+
+    // The owner deletes the Agent through the browser confirm.
+    await row.getByRole('button', { name: 'Delete Andy Agent' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(dialogs.some((d) => d.type === 'confirm' && d.message.includes('Andy Agent'))).toBe(true);
+    await eventually(async () => {
+      const after = await apiCall<TeamBody>('GET', '/api/vms/team', { token: owner.token });
+      return !after.body.data.some((m) => m.email === agentEmail);
+    }, 'the member gone from GET /api/vms/team');
+    expect(pathOf(page)).toBe('/team');
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+});
