@@ -13,22 +13,12 @@ import { openPostgres, type Database } from '../db/client.js';
 import { createPgDatabase } from '../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
-import { connect, connected, emitAck, listen, next } from '../test/sockets.js';
+import { connect, connected, emitAck, freePort, listen, next } from '../test/sockets.js';
 
 /**
  * Two server nodes on one PostgreSQL database and one Redis (a private redis-server started by
  * this test, so it can be restarted): they behave as one.
  */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 let redisPort: number;
 let redis: ChildProcess | undefined;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import net from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 
 /** Base URL of an app listening on a random local port. */
@@ -58,4 +59,16 @@ export function silence(socket: Socket, event: string, ms = 400): Promise<void> 
 
 export function emitAck<T = any>(socket: Socket, event: string, payload: unknown, ms = 5000): Promise<T> {
   return socket.timeout(ms).emitWithAck(event, payload) as Promise<T>;
+}
+
+/** A free local TCP port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
 }
