@@ -19,8 +19,11 @@ export interface Candidate {
 }
 
 export interface Features {
+  /** Share of the query's idf-weighted terms the pattern has (answer-only terms count half). */
   queryCoverage: number;
+  /** Share of the pattern question's idf-weighted terms the query has. */
   docCoverage: number;
+  /** queryCoverage minus that of the best pattern with another answer (0 when tied or behind). */
   margin: number;
 }
 
@@ -36,7 +39,7 @@ export interface SearchResult {
  * Logistic calibration of the confidence, fitted on business A of bench/ai-eval (correct
  * answers vs wrong and off-topic ones); see bench/ai-eval/README.md for how and the figures.
  */
-export const CALIBRATION = { bias: -4.71, queryCoverage: 5.06, docCoverage: 2.31, margin: 0.28 };
+export const CALIBRATION = { bias: -3.9, queryCoverage: 3.87, docCoverage: 1.49, margin: 4.82 };
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -73,38 +76,43 @@ export class KnowledgeIndex {
   }
 
   search(text: string, limit = 4): SearchResult {
-    const query = terms(text);
+    const query = terms(text, (t) => this.bm25.df(t) > 0);
     if (query.length === 0 || this.docs.size === 0) return { best: undefined, candidates: [], terms: query };
     const hits = this.bm25.search(query, limit * 4, (id) => weightBoost(this.docs.get(id)?.pattern.weight ?? 1));
+    const qset = new Set(query);
+    const scored = hits.flatMap((hit) => {
+      const doc = this.docs.get(hit.id);
+      return doc ? [{ doc, score: hit.score, ...this.coverage(qset, doc) }] : [];
+    });
     const candidates: Candidate[] = [];
     const seen = new Set<string>();
-    const qset = new Set(query);
-    for (let i = 0; i < hits.length && candidates.length < limit; i++) {
-      const hit = hits[i]!;
-      const doc = this.docs.get(hit.id);
-      if (!doc || seen.has(doc.answerKey)) continue;
-      seen.add(doc.answerKey);
-      // The runner-up is the best hit with another answer: a close one means ambiguity.
-      const next = hits.slice(i + 1).find((h) => this.docs.get(h.id)?.answerKey !== doc.answerKey);
-      const features = this.features(qset, doc, hit.score, next?.score ?? 0);
-      candidates.push({ pattern: doc.pattern, score: hit.score, features, confidence: confidenceOf(features, doc.pattern.weight) });
+    for (const s of scored) {
+      if (candidates.length >= limit) break;
+      if (seen.has(s.doc.answerKey)) continue;
+      seen.add(s.doc.answerKey);
+      // Ambiguity: another answer covering the question as well makes this one a coin toss.
+      let rival = 0;
+      for (const o of scored) if (o.doc.answerKey !== s.doc.answerKey) rival = Math.max(rival, o.queryCoverage);
+      const features: Features = { queryCoverage: s.queryCoverage, docCoverage: s.docCoverage, margin: Math.max(0, s.queryCoverage - rival) };
+      candidates.push({ pattern: s.doc.pattern, score: s.score, features, confidence: confidenceOf(features, s.doc.pattern.weight) });
     }
     candidates.sort((a, b) => b.confidence - a.confidence || b.score - a.score);
     return { best: candidates[0], candidates, terms: query };
   }
 
   /**
-   * How sure the match is, from three things the index can measure: how much of the question's
-   * information (idf-weighted terms) the pattern covers, how much of the pattern the question
-   * covers, and how far ahead of the next different answer it is. Feedback weight scales it.
+   * How much of the question's information (idf-weighted terms) the pattern covers (terms
+   * found only in its answer count half: weaker evidence than the learned question), and how
+   * much of the pattern's question the query covers.
    */
-  private features(query: Set<string>, doc: Doc, score: number, runnerUp: number): Features {
+  private coverage(query: Set<string>, doc: Doc): { queryCoverage: number; docCoverage: number } {
     let qTotal = 0;
     let shared = 0;
     for (const t of query) {
       const idf = this.bm25.idf(t);
       qTotal += idf;
-      if (doc.allTerms.has(t)) shared += idf;
+      if (doc.terms.has(t)) shared += idf;
+      else if (doc.allTerms.has(t)) shared += idf / 2;
     }
     let dTotal = 0;
     let dShared = 0;
@@ -113,10 +121,7 @@ export class KnowledgeIndex {
       dTotal += idf;
       if (query.has(t)) dShared += idf;
     }
-    const qCov = qTotal > 0 ? shared / qTotal : 0;
-    const dCov = dTotal > 0 ? dShared / dTotal : 0;
-    const margin = score > 0 ? Math.max(0, 1 - runnerUp / score) : 0;
-    return { queryCoverage: qCov, docCoverage: dCov, margin };
+    return { queryCoverage: qTotal > 0 ? shared / qTotal : 0, docCoverage: dTotal > 0 ? dShared / dTotal : 0 };
   }
 }
 

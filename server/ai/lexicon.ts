@@ -19,7 +19,7 @@ export const STOP_WORDS =
   'le la les un une des du de d l et ou mais donc est sont etre avoir je j tu il elle nous vous ils elles me te se mon ma mes ' +
   'ton ta tes son sa ses notre votre vos leur leurs ce cet cette ces qui que qu quoi dans sur pour par avec en au aux y ne ' +
   'pas plus s c n est ai as avez faire fait faites peut peux pouvez puis quel quelle quels quelles svp merci bonjour vos nos ou comment quand servez proposez ' +
-  'on ont a chez tout tous toute toutes aussi tres bien si il y_a ca cela ceci celui celle dois doit devez veux voudrais aimerais possible ' +
+  'on ont a chez tout tous toute toutes aussi tres bien si il ca cela ceci celui celle dois doit devez veux voudrais aimerais possible ' +
   // Spanish
   'el los las unos unas del al es son ser estar esta estan yo tu usted ustedes nosotros mi mis su sus nuestro nuestra que cual ' +
   'cuales en con por para como se lo le les ya hay puedo puede pueden tienen tiene tengo hacer hacen hace me te nos muy favor sirven ofrecen cuando ' +
@@ -58,6 +58,10 @@ const CONCEPT_LIST: Record<string, string> = {
   organic: 'organic bio biologique organico ecologico okologisch',
   ingredient: 'ingredient ingredients recipe ingredient ingredients recette ingrediente ingredientes receta zutat zutaten rezept',
   without: 'without sans sin ohne free_of',
+  takeaway: 'takeaway take_away takeout take_out to_go a_emporter emporter para_llevar zum_mitnehmen mitnehmen',
+  pickup: 'pickup pick_up pick_it_up collect collection click_and_collect retirer retrait recuperer recoger recogida abholen abholung',
+  toilet: 'toilet toilets restroom restrooms bathroom bathrooms washroom toilette toilettes wc bano banos aseo aseos servicios toiletten',
+  photo: 'photo photos picture pictures image images foto fotos bild bilder',
   seat: 'seat seats seating sit sitting table tables inside indoors indoor asseoir place_assise sentarse asiento asientos mesa mesas dentro sitzen sitzplatz sitzplatze tisch tische drinnen',
   eat: 'eat eating food meal meals manger repas nourriture comer comida comidas essen speisen mahlzeit',
   refund: 'refund refunds refunded reimburse money_back rembourser remboursement rembourse reembolso reembolsar reembolsan devolver_dinero devolucion_del_dinero ruckerstattung erstatten erstattung geld_zuruck',
@@ -73,7 +77,7 @@ const CONCEPT_LIST: Record<string, string> = {
   online: 'online on_line en_ligne en_linea web app application aplicacion',
   websit: 'website websites site site_web sitio_web pagina_web webseite homepage internetseite',
   track: 'track tracking trace status suivi suivre tracer seguimiento rastrear rastreo localizar sendungsverfolgung verfolgen nachverfolgen',
-  cancel: 'cancel cancels cancelling canceling cancellation call_off annuler annulation anular cancelar cancelacion stornieren storno kundigen absagen',
+  cancel: 'cancel cancels cancelling canceling cancellation call_off terminate stop resilier resiliation annuler annulation anular cancelar cancelacion stornieren storno kundigen absagen',
   account: 'account accounts login log_in sign_in signin profile compte connexion connecter cuenta iniciar_sesion perfil konto anmelden anmeldung profil',
   password: 'password passwords mot_de_passe mdp contrasena clave passwort kennwort',
   contact: 'contact reach call phone telephone email mail number joindre appeler courriel numero contacter llamar telefono correo contactar kontakt erreichen anrufen telefon nummer kontaktieren',

@@ -31,38 +31,81 @@ export function fold(text: string): string {
     .trim();
 }
 
-const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'ied', 'ed', 'es', 'er', 'en', 's', 'e'];
+const SUFFIXES = ['ations', 'ation', 'aciones', 'acion', 'ments', 'ment', 'ungen', 'ung', 'ings', 'ing', 'ies', 'ied', 'ed', 'es', 'er', 'en', 's', 'e'];
 
-/** Light, language-agnostic stemming: one common suffix stripped, then truncation to 6 letters. */
+/**
+ * Spelling differences between cognates folded away ("Produkt"/"product", "Batterie"/"battery",
+ * "foto"/"photo"): k->c, ph->f, th->t, z->s, y->i, doubled letters single.
+ */
+function cognate(word: string): string {
+  return word
+    .replace(/ph/g, 'f')
+    .replace(/th/g, 't')
+    .replace(/k/g, 'c')
+    .replace(/z/g, 's')
+    .replace(/y/g, 'i')
+    .replace(/([a-z])\1+/g, '$1');
+}
+
+/** Light, language-agnostic stemming: cognate spelling folded, one common suffix stripped, then truncation to 6 letters. */
 export function stem(word: string): string {
   if (/^\d+$/.test(word)) return word;
-  let w = word;
+  let w = cognate(word);
   for (const suffix of SUFFIXES) {
     if (w.length - suffix.length >= 4 && w.endsWith(suffix)) {
       w = w.slice(0, -suffix.length);
-      // "wrapping" -> "wrapp" -> "wrap"
-      if (/([b-df-hj-np-tv-z])\1$/.test(w)) w = w.slice(0, -1);
       break;
     }
   }
   return w.length > 6 ? w.slice(0, 6) : w;
 }
 
-function conceptOf(word: string): string | undefined {
+/** Inflection endings of English, French, Spanish and German tried to reach a lexicon word. */
+const ENDINGS = ['s', 'es', 'ed', 'ing', 'en', 'e', 'n', 't', 'st', 'et', 'te', 'ten', 'ez', 'ons', 'ent', 'ee', 'ees', 'ait', 'an', 'amos', 'aron'];
+const BASE_ENDINGS = ['', 'e', 'en', 'er', 'ar', 'ir', 'n'];
+
+function conceptOf(word: string, depth = 0): string | undefined {
   const direct = LEXICON.get(word);
   if (direct) return direct;
-  // Plural or verb forms of a lexicon word ("deliveries" -> "delivery").
-  for (const suffix of ['s', 'es', 'ed', 'ing', 'en', 'e', 'n']) {
-    if (word.length > suffix.length + 3 && word.endsWith(suffix)) {
-      const base = LEXICON.get(word.slice(0, -suffix.length));
-      if (base) return base;
+  // Plural or verb forms of a lexicon word: "deliveries", "livrez" -> "livrer", "bestellt" -> "bestellen".
+  for (const ending of ENDINGS) {
+    if (word.length > ending.length + 3 && word.endsWith(ending)) {
+      const base = word.slice(0, -ending.length);
+      for (const b of BASE_ENDINGS) {
+        const c = LEXICON.get(base + b);
+        if (c) return c;
+      }
     }
+  }
+  // German participles: "geliefert" -> "liefert".
+  if (depth === 0 && word.length > 6 && word.startsWith('ge')) return conceptOf(word.slice(2), 1);
+  return undefined;
+}
+
+/**
+ * A German compound split into a known head and its modifier ("Sauerteigbrot" -> sauerteig +
+ * brot, "Treuekarte" -> treue + karte): the head must be a lexicon word or, for a query, a term
+ * the index has learned. Returns the terms, or undefined when no split is found.
+ */
+function splitCompound(word: string, known?: (t: string) => boolean): string[] | undefined {
+  if (word.length < 8) return undefined;
+  for (let i = 3; i <= word.length - 4; i++) {
+    const head = word.slice(i);
+    const headTerm = conceptOf(head) ?? (known && head.length >= 5 && known(stem(head)) ? stem(head) : undefined);
+    if (!headTerm) continue;
+    // Linking letters of German compounds: Geburtstag-s-kuchen, Kinder-menu.
+    const left = word.slice(0, i).replace(/(es|s|n)$/, (m) => (i - m.length >= 3 ? '' : m));
+    const leftTerm = conceptOf(left) ?? stem(left);
+    return STOP.has(left) ? [headTerm] : [leftTerm, headTerm];
   }
   return undefined;
 }
 
-/** The retrieval terms of a text: concepts for known words, stems for the rest, stop words dropped. */
-export function terms(text: string): string[] {
+/**
+ * The retrieval terms of a text: concepts for known words, stems for the rest, stop words
+ * dropped. `known` (a query against an index) lets unknown compounds split on learned terms.
+ */
+export function terms(text: string, known?: (t: string) => boolean): string[] {
   let folded = ` ${fold(text)} `;
   const out: string[] = [];
   for (const [phrase, concept] of PHRASES) {
@@ -71,15 +114,33 @@ export function terms(text: string): string[] {
       folded = folded.split(` ${phrase} `).join(' ');
     }
   }
+  let previous = '';
   for (const word of folded.split(' ')) {
     if (!word) continue;
+    // "sugar free", "nut-free": free of something, not free of charge.
+    if (word === 'free' && previous && !STOP.has(previous)) {
+      out.push('without');
+      previous = word;
+      continue;
+    }
     const concept = conceptOf(word);
+    previous = word;
     if (concept) {
       out.push(concept);
       continue;
     }
     if (STOP.has(word) || word.length < 2) continue;
-    out.push(stem(word));
+    // "eggless", "sugarless": without + the lexicon word.
+    const less = /^(.{3,})less$/.exec(word);
+    const lessConcept = less ? conceptOf(less[1]!) : undefined;
+    if (lessConcept) {
+      out.push(lessConcept, 'without');
+      continue;
+    }
+    const s = stem(word);
+    const parts = known?.(s) ? undefined : splitCompound(word, known);
+    if (parts) out.push(...parts);
+    else out.push(s);
   }
   return out;
 }
