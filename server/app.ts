@@ -84,8 +84,8 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('storage', storage);
   app.decorate('redis', redis);
   app.decorate('events', new DomainEvents(app.log));
-  // Background reactions (learning, auto-answers, mail) finish before the database closes.
-  app.addHook('onClose', () => app.events.drain());
+  // Background reactions (learning, auto-answers, mail) finish before anything closes.
+  app.addHook('preClose', () => app.events.drain());
   app.decorate('limiters', {
     loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis),
     loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis),

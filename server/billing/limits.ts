@@ -4,10 +4,11 @@
  * `now` so tests can move the clock.
  */
 import { and, count, eq, gt, gte, lt } from 'drizzle-orm';
-import { STARTER_MONTHLY_CHATS } from '@parley/shared';
+import { CHAT_LIMIT_REACHED, STARTER_MONTHLY_CHATS, type PlanInForceDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
-import { conversations, plans, subscriptions } from '../db/schema.js';
+import { conversations, messages, plans, subscriptions } from '../db/schema.js';
 import { HttpError } from '../errors.js';
+import type { DomainEvents } from '../services/domainEvents.js';
 
 export type PlanName = 'Starter' | 'Professional' | 'Enterprise';
 
@@ -18,7 +19,7 @@ export interface PlanInForce {
   expiresAt: Date | null;
 }
 
-export const CHAT_LIMIT_MESSAGE = 'This account has reached its monthly chat limit';
+export const CHAT_LIMIT_MESSAGE = CHAT_LIMIT_REACHED;
 
 const RANK: Record<PlanName, number> = { Starter: 0, Professional: 1, Enterprise: 2 };
 const NAME_BY_CODE: Record<string, PlanName> = { starter: 'Starter', professional: 'Professional', enterprise: 'Enterprise' };
@@ -51,14 +52,22 @@ export async function planInForce(db: Tx, accountId: string, now: Date): Promise
   return best;
 }
 
-/** The plan in force as GET /api/vms/user shows it. */
-export async function planSummary(
-  db: Tx,
-  accountId: string,
-  now: Date,
-): Promise<{ plan: PlanName; trial: boolean; expires_at: string | null }> {
+/** The monthly new-chat limit of a plan; null when unlimited. */
+export const chatLimitOf = (plan: PlanName): number | null => (plan === 'Starter' ? STARTER_MONTHLY_CHATS : null);
+
+/** The plan in force as GET /api/vms/user shows it, with this month's chats against its limit. */
+export async function planSummary(db: Tx, accountId: string, now: Date): Promise<PlanInForceDto> {
   const p = await planInForce(db, accountId, now);
-  return { plan: p.plan, trial: p.trial, expires_at: p.expiresAt ? p.expiresAt.toISOString() : null };
+  const chats = await chatsThisMonth(db, accountId, now);
+  const limit = chatLimitOf(p.plan);
+  return {
+    plan: p.plan,
+    trial: p.trial,
+    expires_at: p.expiresAt ? p.expiresAt.toISOString() : null,
+    chats_this_month: chats,
+    chat_limit: limit,
+    limit_reached: limit !== null && chats >= limit,
+  };
 }
 
 /** The AI assistant and removing the widget branding need Professional (or its trial) or above. */
@@ -74,14 +83,30 @@ export function monthOf(now: Date): { start: Date; end: Date } {
   };
 }
 
-/** New chats (conversations opened) this calendar month. */
+/** 'YYYY-MM' of the calendar month (UTC) holding `now`: the chat limit notice is sent once per month. */
+export const monthKey = (now: Date): string => now.toISOString().slice(0, 7);
+
+/** New chats (conversations opened) this calendar month; conversations holding only an offline-form message do not count. */
 export async function chatsThisMonth(db: Tx, accountId: string, now: Date): Promise<number> {
   const { start, end } = monthOf(now);
   const [row] = await db
     .select({ n: count() })
     .from(conversations)
-    .where(and(eq(conversations.accountId, accountId), gte(conversations.createdAt, start), lt(conversations.createdAt, end)));
+    .where(
+      and(
+        eq(conversations.accountId, accountId),
+        eq(conversations.countsTowardLimit, true),
+        gte(conversations.createdAt, start),
+        lt(conversations.createdAt, end),
+      ),
+    );
   return Number(row?.n ?? 0);
+}
+
+/** Whether the plan in force lets the account open one more chat this month. */
+export async function canStartChat(db: Tx, accountId: string, now: Date): Promise<boolean> {
+  const limit = chatLimitOf((await planInForce(db, accountId, now)).plan);
+  return limit === null || (await chatsThisMonth(db, accountId, now)) < limit;
 }
 
 /**
@@ -90,16 +115,40 @@ export async function chatsThisMonth(db: Tx, accountId: string, now: Date): Prom
  * offline form.
  */
 export async function assertCanStartChat(db: Tx, accountId: string, now: Date): Promise<void> {
-  const { plan } = await planInForce(db, accountId, now);
-  if (plan !== 'Starter') return;
-  if ((await chatsThisMonth(db, accountId, now)) >= STARTER_MONTHLY_CHATS) throw new HttpError(403, CHAT_LIMIT_MESSAGE);
+  if (!(await canStartChat(db, accountId, now))) throw new HttpError(403, CHAT_LIMIT_MESSAGE);
 }
 
 /**
- * Before a visitor's message: a new chat counts against the plan's monthly limit; a conversation
- * that already exists always goes on. Shared by the widget's REST call and its socket.
+ * Before a visitor's message: a new chat counts against the plan's monthly limit; a chat that
+ * already exists always goes on. A conversation opened by the offline form is not a chat yet:
+ * the visitor's first live message counts (unless an agent already answered it, the owner's
+ * choice). A refusal tells the owner (once a month, 'chat.limitReached'). Shared by the
+ * widget's REST call and its socket.
  */
-export async function assertVisitorCanChat(db: Tx, visitor: { id: string; accountId: string }, now: Date): Promise<void> {
-  const [open] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitor.id)).limit(1);
-  if (!open) await assertCanStartChat(db, visitor.accountId, now);
+export async function assertVisitorCanChat(
+  deps: { db: Tx; events: DomainEvents },
+  visitor: { id: string; accountId: string },
+  now: Date,
+): Promise<void> {
+  const { db } = deps;
+  const [open] = await db
+    .select({ id: conversations.id, counts: conversations.countsTowardLimit })
+    .from(conversations)
+    .where(eq(conversations.visitorId, visitor.id))
+    .limit(1);
+  if (open?.counts) return;
+  if (open) {
+    const [answered] = await db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.conversationId, open.id), eq(messages.senderType, 'user')))
+      .limit(1);
+    if (answered) return;
+  }
+  if (!(await canStartChat(db, visitor.accountId, now))) {
+    await deps.events.emit('chat.limitReached', { accountId: visitor.accountId, month: monthKey(now) });
+    throw new HttpError(403, CHAT_LIMIT_MESSAGE);
+  }
+  // The offline-form conversation becomes a chat of this month's count.
+  if (open) await db.update(conversations).set({ countsTowardLimit: true }).where(eq(conversations.id, open.id));
 }

@@ -22,6 +22,8 @@ export interface SendMessageInput {
   image?: UploadedImage | undefined;
   /** Client-generated id: a retried send returns the first message instead of a second one. */
   clientId?: string | undefined;
+  /** false for the offline form: a conversation it opens is not a chat of the plan's monthly limit. */
+  countsTowardLimit?: boolean | undefined;
 }
 
 export interface SendMessageResult {
@@ -79,7 +81,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
     // Two first messages at once: the unique index on visitor_id keeps one conversation.
     const opened = await tx
       .insert(conversations)
-      .values({ accountId, visitorId: visitor.id })
+      .values({ accountId, visitorId: visitor.id, countsTowardLimit: input.countsTowardLimit ?? true })
       .onConflictDoNothing({ target: conversations.visitorId })
       .returning({ id: conversations.id });
     const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, visitor.id));

@@ -53,6 +53,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('restart (%s runner)', (runn
       .where(eq(widgetSettings.accountId, owner.user.account_id));
     const v = await buildVisitor(first.app, owner.widgetKey, { name: 'Rita' });
     expect((await call(first.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'Still there?' } })).status).toBe(201);
+    await first.app.events.drain(); // notifications are scheduled in the background
     // The new-chat job (toggled off) finishes; the missed-chat check stays pending, due in a second.
     const until = Date.now() + 3000;
     while ((await first.app.jobs.counts()).pending > 1 && Date.now() < until) await sleep(25);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/types.js';
+import { notifyChatLimit } from './chatLimit.js';
 import { notifyOwner } from './notify.js';
 
 const payload = z.object({
@@ -9,9 +10,15 @@ const payload = z.object({
   messageId: z.number().int().positive().optional(),
 });
 
-/** The owner's three email notifications (issue 7), each a job so retries and batching apply. */
+const chatLimitPayload = z.object({
+  accountId: z.uuid(),
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/),
+});
+
+/** The owner's email notifications (issue 7, and issue 6's chat limit notice), each a job so retries and batching apply. */
 export const notificationJobs = [
   defineJob({ name: 'notify.newChat', schema: payload, handle: (p, ctx) => notifyOwner('newChat', p, ctx) }),
   defineJob({ name: 'notify.offlineMessage', schema: payload, handle: (p, ctx) => notifyOwner('offlineMessage', p, ctx) }),
   defineJob({ name: 'notify.missedChat', schema: payload, handle: (p, ctx) => notifyOwner('missedChat', p, ctx) }),
+  defineJob({ name: 'notify.chatLimit', schema: chatLimitPayload, handle: (p, ctx) => notifyChatLimit(p, ctx) }),
 ] as const;

@@ -1,14 +1,12 @@
-import { and, desc, eq, gt, isNull, lt, max, ne, or } from 'drizzle-orm';
+import { and, desc, eq, gt, max, ne } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { conversations, messages, sentEmails, users, visitors, widgetSettings } from '../db/schema.js';
 import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import type { JobContext } from '../jobs/types.js';
-import type { SentMail } from '../services/mail.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
+import { sendOnce } from './sendOnce.js';
 
 const LAST_MESSAGES = 10;
-/** How long one run holds an email it is sending (longer than any SMTP timeout). */
-const SEND_LOCK_MS = 5 * 60_000;
 
 /** The widget settings' email_notifications toggle of each kind. */
 const TOGGLE = { newChat: 'newChats', offlineMessage: 'offlineMessages', missedChat: 'missedChats' } as const;
@@ -72,40 +70,18 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
     .limit(1);
   if (!owner) return;
 
-  await db
-    .insert(sentEmails)
-    .values({ key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email })
-    .onConflictDoNothing({ target: sentEmails.key });
-  // Claim the send: a concurrent run of the same job must not send it too.
-  const now = new Date();
-  const [claimed] = await db
-    .update(sentEmails)
-    .set({ lockedUntil: new Date(now.getTime() + SEND_LOCK_MS) })
-    .where(and(eq(sentEmails.key, key), eq(sentEmails.status, 'sending'), or(isNull(sentEmails.lockedUntil), lt(sentEmails.lockedUntil, now))))
-    .returning({ id: sentEmails.id });
-  if (!claimed) {
-    const [record] = await db.select({ status: sentEmails.status }).from(sentEmails).where(eq(sentEmails.key, key));
-    if (record?.status === 'sent') return; // this job already ran to the end once
-    throw new Error('the same notification is being sent by another run'); // retried: then it is 'sent'
-  }
-
-  const email = composeEmail({
-    kind,
-    to: owner.email,
-    visitor: { id: visitor.id, name: visitor.name, email: visitor.email, page: visitor.currentPage },
-    lines: await lastLines(db, conversation.id, visitor.name),
-    link: `${ctx.publicUrl}/conversations?visitor=${encodeURIComponent(visitor.id)}`,
-    replyTo: kind === 'offlineMessage' && visitor.email ? visitor.email : undefined,
-  });
-  let sent: SentMail;
-  try {
-    sent = await ctx.mailer.send({ ...email, messageId: `<${key.replace(/[^\w.-]/g, '.')}@parley>` });
-  } catch (err) {
-    // Released for the retry, which sends it (the job runner retries with backoff).
-    await db.update(sentEmails).set({ lockedUntil: null }).where(eq(sentEmails.key, key));
-    throw err;
-  }
-  await db.update(sentEmails).set({ status: 'sent', sentAt: new Date(), lockedUntil: null }).where(eq(sentEmails.key, key));
+  const record = { key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email };
+  const sent = await sendOnce(ctx, record, async () =>
+    composeEmail({
+      kind,
+      to: owner.email,
+      visitor: { id: visitor.id, name: visitor.name, email: visitor.email, page: visitor.currentPage },
+      lines: await lastLines(db, conversation.id, visitor.name),
+      link: `${ctx.publicUrl}/conversations?visitor=${encodeURIComponent(visitor.id)}`,
+      replyTo: kind === 'offlineMessage' && visitor.email ? visitor.email : undefined,
+    }),
+  );
+  if (!sent) return; // this job already ran to the end once
   log.info({ kind, conversationId: conversation.id, messageId: sent.messageId }, 'notification sent');
 }
 

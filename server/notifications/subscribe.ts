@@ -6,6 +6,7 @@ import type { JobsSettings } from '../jobs/config.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
+import { chatLimitNoticeSent } from './chatLimit.js';
 import type { NotificationKind } from './compose.js';
 import { lastSentAt } from './notify.js';
 
@@ -55,5 +56,11 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
   events.on('offline.message', async (e) => {
     const [conversation] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, e.visitor.id));
     if (conversation) await schedule('offlineMessage', e.accountId, conversation.id);
+  }, { background: true });
+
+  // Every refused visitor emits this; the owner hears about it once a month.
+  events.on('chat.limitReached', async (e) => {
+    if (await chatLimitNoticeSent(db, e.accountId, e.month)) return;
+    await jobs.enqueue('notify.chatLimit', { accountId: e.accountId, month: e.month }, { dedupeKey: `notify:chatLimit:${e.accountId}:${e.month}` });
   }, { background: true });
 }

@@ -42,12 +42,17 @@ export function presentWidgetSettings(row: WidgetSettingsRow): ConsoleWidgetSett
       offlineMessages: n?.offlineMessages ?? true,
       missedChats: n?.missedChats ?? true,
     },
+    hide_branding: row.hideBranding,
   };
 }
 
+/**
+ * `brandingRemovable`: the plan in force allows removing the credit. The owner's choice is
+ * honoured only then, so an expired plan brings the credit back without touching the setting.
+ */
 export function presentPublicWidgetSettings(
   row: WidgetSettingsRow,
-  opts: { agentOnline: boolean; publicUrl: string | undefined },
+  opts: { agentOnline: boolean; publicUrl: string | undefined; brandingRemovable: boolean },
 ): PublicWidgetSettingsDto {
   return {
     name: row.name,
@@ -57,6 +62,7 @@ export function presentPublicWidgetSettings(
     initial_greeting: row.initialGreeting,
     follow_up_greeting: row.followUpGreeting,
     agent_online: opts.agentOnline,
-    powered_by: POWERED_BY,
+    // '' tells the widget to show no credit at all.
+    powered_by: row.hideBranding && opts.brandingRemovable ? '' : POWERED_BY,
   };
 }

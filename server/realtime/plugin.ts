@@ -37,8 +37,11 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     cors: { origin: true, methods: ['GET', 'POST'] },
   });
 
+  let closing = false;
+  let adapterReady = () => true;
   if (app.config.redisUrl) {
     const pub = createClient({ url: app.config.redisUrl });
+    adapterReady = () => pub.isReady;
     const sub = pub.duplicate();
     // Without listeners a Redis restart would crash the process; node-redis reconnects and resubscribes.
     pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
@@ -57,15 +60,16 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
     app.addHook('onClose', async () => {
+      closing = true;
       await Promise.allSettled([pub.quit(), sub.quit()]);
     });
   }
 
   app.decorate('io', io as unknown as Server);
-  let closing = false;
   app.decorate('realtimeClosing', () => closing);
   const agentsOnline = async (accountId: string) => {
-    if (closing) return false;
+    // The Redis adapter leaks a rejection when asked while its client is down: don't ask then.
+    if (closing || !adapterReady()) return false;
     try {
       return (await io.in(rooms.console(accountId)).fetchSockets()).length > 0;
     } catch {

@@ -51,7 +51,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   on(EVENTS.messageSend, async (payload, ack) => {
     const input = parseOrThrow(socketSendSchema, payload);
     if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
-    await assertVisitorCanChat(app.db, data.visitor, new Date());
+    await assertVisitorCanChat(app, data.visitor, new Date());
     const result = await sendMessage(app, {
       visitor: data.visitor,
       senderType: 'visitor',

@@ -35,6 +35,8 @@ export interface DomainEventMap {
   'conversation.read': { accountId: string; conversation: Row<typeof conversations>; lastId: number };
   /** A visitor left a message through the offline form. */
   'offline.message': { accountId: string; visitor: Row<typeof visitors>; email: string; message: string };
+  /** A visitor's new chat was refused: the account used its plan's chats of `month` ('YYYY-MM', UTC). */
+  'chat.limitReached': { accountId: string; month: string };
 }
 
 type Handler<K extends keyof DomainEventMap> = (payload: DomainEventMap[K]) => Promise<void> | void;

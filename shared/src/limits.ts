@@ -18,6 +18,10 @@ export const DEFAULT_INITIAL_GREETING = 'Hello! How can we assist you today?';
 export const DEFAULT_FOLLOW_UP_GREETING = 'Feel free to ask any questions!';
 export const TRIAL_DAYS = 14;
 export const STARTER_MONTHLY_CHATS = 100;
+/** 403 to a visitor's first message once a Starter account used its monthly chats: the widget then offers its offline form. */
+export const CHAT_LIMIT_REACHED = 'This account has reached its monthly chat limit';
+/** 403 to saving hide_branding=true while the plan in force is Starter. */
+export const BRANDING_NEEDS_PROFESSIONAL = 'Removing the Parley branding needs the Professional plan';
 
 export const MAX_NAME = 255;
 export const MAX_EMAIL = 254;

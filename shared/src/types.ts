@@ -12,7 +12,19 @@ export interface UserDto {
   account_id: string;
   created_at: string;
   /** The plan in force (GET /api/vms/user only). */
-  plan?: { plan: 'Starter' | 'Professional' | 'Enterprise'; trial: boolean; expires_at: string | null };
+  plan?: PlanInForceDto;
+}
+
+export interface PlanInForceDto {
+  plan: 'Starter' | 'Professional' | 'Enterprise';
+  trial: boolean;
+  expires_at: string | null;
+  /** New chats opened this calendar month (UTC); offline-form messages do not count. */
+  chats_this_month: number;
+  /** The plan's monthly new-chat limit; null when unlimited. */
+  chat_limit: number | null;
+  /** True once the limit is used up: new visitors get the offline form until the month ends or the plan changes. */
+  limit_reached: boolean;
 }
 
 export interface AuthResponse {
@@ -68,6 +80,8 @@ export interface WidgetSettingsDto {
   color: string;
   avatar: string;
   email_notifications: { newChats: boolean; offlineMessages: boolean; missedChats: boolean };
+  /** The owner's choice to remove the widget's credit; the widget honours it only on Professional or above. */
+  hide_branding: boolean;
 }
 
 export interface TeamMemberDto {

@@ -1,8 +1,10 @@
+import { Link } from '@tanstack/react-router';
 import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { Icon } from '../components/icons';
 import { Banner, Spinner } from '../components/ui';
 import { avatarStyle, firstFiveWords, initial, minutesAgo, preview, shortDateTime, visitorName } from '../lib/format';
+import { CHAT_LIMIT_NOTICE, showsChatLimitNotice } from '../lib/plan';
 import { useAuth } from '../stores/auth';
 import { useDashboard } from '../stores/dashboard';
 import { RANGES, formatDuration } from '../stores/dashboardLogic';
@@ -56,6 +58,8 @@ export default function Dashboard() {
 
   useEffect(() => {
     void load();
+    // The plan's monthly chat count changes while the console is open: the notice reads it fresh.
+    void useAuth.getState().refresh();
     return connect();
   }, [load, connect]);
 
@@ -63,6 +67,7 @@ export default function Dashboard() {
     setSpinning(true);
     setTimeout(() => setSpinning(false), 1000);
     void load();
+    void useAuth.getState().refresh();
   };
 
   const f = figures;
@@ -104,6 +109,11 @@ export default function Dashboard() {
           </>
         }
       />
+      {showsChatLimitNotice(user) && (
+        <Banner kind="info">
+          {CHAT_LIMIT_NOTICE} <Link to="/subscription">Upgrade your plan</Link>
+        </Banner>
+      )}
       {error && <Banner kind="error">{error}</Banner>}
       {loading && !f ? (
         <div className="card loading-block">

@@ -90,7 +90,9 @@ export default function Documentation() {
           Signed in. Updates the widget with a <code>multipart/form-data</code> body: <code>name</code>, <code>color</code> (hex, e.g.{' '}
           <code>#667eea</code>), an optional <code>avatar</code> image (PNG, JPEG, GIF or WebP, at most 2 MB) and{' '}
           <code>email_notifications</code> as a JSON string such as{' '}
-          <code>{'{"newChats":true,"offlineMessages":true,"missedChats":false}'}</code>.
+          <code>{'{"newChats":true,"offlineMessages":true,"missedChats":false}'}</code>. An optional{' '}
+          <code>hide_branding</code> (<code>true</code> or <code>false</code>) removes the widget&apos;s &quot;Powered by Parley&quot; credit; it needs the
+          Professional plan or its trial.
         </p>
         <pre className="docs-code">
           <code>{`curl -X POST https://your-parley-host/api/vms/widget-settings \\

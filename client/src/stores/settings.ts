@@ -10,7 +10,14 @@ interface SettingsState {
   widget: WidgetSettings | null;
   loading: boolean;
   loadWidget: () => Promise<WidgetSettings>;
-  saveWidget: (input: { name: string; color: string; email_notifications: WidgetSettingsDto['email_notifications']; avatar?: File | null }) => Promise<WidgetSettings>;
+  /** `hide_branding` is sent only when given ('true' / 'false' in the form). */
+  saveWidget: (input: {
+    name: string;
+    color: string;
+    email_notifications: WidgetSettingsDto['email_notifications'];
+    hide_branding?: boolean;
+    avatar?: File | null;
+  }) => Promise<WidgetSettings>;
   updateProfile: (input: ProfileInput) => Promise<UserDto | null>;
   updatePassword: (input: PasswordChangeInput) => Promise<void>;
   deleteAccount: () => Promise<void>;
@@ -31,8 +38,8 @@ export const useSettings = create<SettingsState>((set) => ({
     }
   },
 
-  saveWidget: async ({ name, color, email_notifications, avatar }) => {
-    const body = formData({ name, color, email_notifications: JSON.stringify(email_notifications), avatar: avatar ?? undefined });
+  saveWidget: async ({ name, color, email_notifications, hide_branding, avatar }) => {
+    const body = formData({ name, color, email_notifications: JSON.stringify(email_notifications), hide_branding, avatar: avatar ?? undefined });
     const data = unwrap<WidgetSettings>(await api.post('/api/vms/widget-settings', body));
     set({ widget: data });
     return data;

@@ -81,6 +81,8 @@ export const widgetSettings = pgTable('widget_settings', {
     .default({ newChats: true, offlineMessages: true, missedChats: true }),
   initialGreeting: text('initial_greeting').notNull().default('Hello! How can we assist you today?'),
   followUpGreeting: text('follow_up_greeting').notNull().default('Feel free to ask any questions!'),
+  /** Hides the widget's 'Powered by Parley' credit; honoured only while the plan allows it. */
+  hideBranding: boolean('hide_branding').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -128,6 +130,8 @@ export const conversations = pgTable(
     lastMessage: text('last_message').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true }),
     unreadCount: integer('unread_count').notNull().default(0),
+    /** False while the conversation only holds an offline-form message: not a chat of the plan's monthly limit. */
+    countsTowardLimit: boolean('counts_toward_limit').notNull().default(true),
     createdAt: createdAt(),
   },
   (t) => [

@@ -40,15 +40,14 @@ export const sentEmails = pgTable(
   'sent_emails',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    /** Unique per notification trigger (kind + conversation + trigger id). */
+    /** Unique per notification trigger (kind + conversation + trigger id; chatLimit: account + month). */
     key: text('key').notNull().unique(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    conversationId: integer('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat'] }).notNull(),
+    /** Null for account-wide emails (the monthly chat limit notice). */
+    conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit'] }).notNull(),
     status: text('status', { enum: ['sending', 'sent'] }).notNull().default('sending'),
     recipient: text('recipient').notNull(),
     /** Held by the run sending it: a second run of the same job waits instead of sending too. */

@@ -42,7 +42,9 @@ describe('plan in force and the trial', () => {
     expect(await hasProfessional(db, accountId, new Date(now.getTime() + 13 * DAY))).toBe(true);
 
     const after = new Date(now.getTime() + 15 * DAY);
-    expect(await planSummary(db, accountId, after)).toEqual({ plan: 'Starter', trial: false, expires_at: null });
+    expect(await planSummary(db, accountId, after)).toEqual({
+      plan: 'Starter', trial: false, expires_at: null, chats_this_month: 0, chat_limit: 100, limit_reached: false,
+    });
     expect(await hasProfessional(db, accountId, after)).toBe(false);
   });
 
@@ -60,7 +62,9 @@ describe('plan in force and the trial', () => {
     // Before it starts the trial is what is in force; between trial end and start, Starter.
     expect((await planInForce(db, accountId, new Date(Date.now() + DAY))).trial).toBe(true);
     expect((await planInForce(db, accountId, new Date(Date.now() + 16 * DAY))).plan).toBe('Starter');
-    expect(await planSummary(db, accountId, new Date(start.getTime() + DAY))).toEqual({ plan: 'Professional', trial: false, expires_at: expiry.toISOString() });
+    expect(await planSummary(db, accountId, new Date(start.getTime() + DAY))).toEqual({
+      plan: 'Professional', trial: false, expires_at: expiry.toISOString(), chats_this_month: 0, chat_limit: null, limit_reached: false,
+    });
     expect((await planInForce(db, accountId, new Date(expiry.getTime() + 1))).plan).toBe('Starter');
   });
 });

@@ -28,7 +28,7 @@ describe('GET /api/vms/widget-settings', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       message: 'success',
-      data: { name: 'Nora Owner', title: '', color: '#667eea', avatar: '', avatar_url: '', email_notifications: allOn },
+      data: { name: 'Nora Owner', title: '', color: '#667eea', avatar: '', avatar_url: '', email_notifications: allOn, hide_branding: false },
     });
   });
 
@@ -50,7 +50,7 @@ describe('POST /api/vms/widget-settings', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       message: 'success',
-      data: { name: 'Support Bot', title: '', color: '#112233', avatar: '', avatar_url: '', email_notifications: notifications },
+      data: { name: 'Support Bot', title: '', color: '#112233', avatar: '', avatar_url: '', email_notifications: notifications, hide_branding: false },
     });
     expect(await getSettings(owner.token)).toEqual(res.body.data);
   });
@@ -117,7 +117,7 @@ describe('POST /api/vms/widget-settings', () => {
     const a = await buildAccount(t.app, { name: 'Alpha' });
     const b = await buildAccount(t.app, { name: 'Beta' });
     await saveSettings(a.token, { name: 'Alpha Widget', color: '#aa0000' }, pngFile());
-    expect(await getSettings(b.token)).toEqual({ name: 'Beta', title: '', color: '#667eea', avatar: '', avatar_url: '', email_notifications: allOn });
+    expect(await getSettings(b.token)).toEqual({ name: 'Beta', title: '', color: '#667eea', avatar: '', avatar_url: '', email_notifications: allOn, hide_branding: false });
     await saveSettings(b.token, { name: 'Beta Widget', color: '#00bb00' });
     expect(await getSettings(a.token)).toMatchObject({ name: 'Alpha Widget', color: '#aa0000' });
   });

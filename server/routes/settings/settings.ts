@@ -5,20 +5,22 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   AVATAR_MAX_BYTES,
   AVATAR_TOO_LARGE,
+  BRANDING_NEEDS_PROFESSIONAL,
   accountInfoSchema,
   chatWidgetSettingsSchema,
   greetingsSchema,
   widgetSettingsSchema,
 } from '@parley/shared';
+import { hasProfessional } from '../../billing/limits.js';
 import { accounts, widgetSettings } from '../../db/schema.js';
-import { notFound, parseOrThrow } from '../../errors.js';
+import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { readForm, type UploadedImage } from '../../plugins/uploads.js';
 import { authorize, type Rule } from '../../policies/index.js';
 import { presentWidgetSettings } from '../../presenters/widgetSettings.js';
 
 type SettingsRow = typeof widgetSettings.$inferSelect;
-type SettingsPatch = Partial<Pick<SettingsRow, 'name' | 'title' | 'color' | 'emailNotifications'>>;
+type SettingsPatch = Partial<Pick<SettingsRow, 'name' | 'title' | 'color' | 'emailNotifications' | 'hideBranding'>>;
 
 const secured = { security: [{ bearer: [] }] };
 const multipartBody = { consumes: ['multipart/form-data', 'application/json'] };
@@ -103,6 +105,13 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
       const input = parseOrThrow(widgetSettingsSchema, form.fields);
       const patch: SettingsPatch = { name: input.name, color: input.color };
       if (input.email_notifications) patch.emailNotifications = input.email_notifications;
+      if (input.hide_branding !== undefined) {
+        // Turning the credit off needs Professional (or its trial); turning it back on never does.
+        if (input.hide_branding && !(await hasProfessional(app.db, request.actor.accountId, new Date()))) {
+          throw new HttpError(403, BRANDING_NEEDS_PROFESSIONAL);
+        }
+        patch.hideBranding = input.hide_branding;
+      }
       const row = await saveWidgetLook(app, request.actor.accountId, patch, form.image);
       return { message: 'success', data: presentWidgetSettings(row) };
     },

@@ -25,7 +25,11 @@ const offlineSchema = z.object({
     .max(OFFLINE_MESSAGE_MAX, { error: `Message must be at most ${OFFLINE_MESSAGE_MAX} characters` }),
 });
 
-/** The widget's offline form: the visitor leaves an email and a message when no agent is online. */
+/**
+ * The widget's offline form: the visitor leaves an email and a message when no agent is online,
+ * or when the account's plan refused a new chat (the monthly limit): it never counts against
+ * the limit nor is refused by it.
+ */
 export default async function offlineRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
@@ -40,7 +44,7 @@ export default async function offlineRoutes(fastify: FastifyInstance): Promise<v
         .returning();
       if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
       await app.events.emit('visitor.updated', { accountId: visitor.accountId, visitor, pageChanged: false });
-      const result = await sendMessage(app, { visitor, senderType: 'visitor', authorId: null, text: message });
+      const result = await sendMessage(app, { visitor, senderType: 'visitor', authorId: null, text: message, countsTowardLimit: false });
       await app.events.emit('offline.message', { accountId: visitor.accountId, visitor: result.visitor, email, message });
       return reply.status(201).send({ message: 'success', data: presentMessage(result.message, visitor.id, null) });
     },

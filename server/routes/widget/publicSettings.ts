@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { widgetSettingsQuery } from '@parley/shared';
+import { hasProfessional } from '../../billing/limits.js';
 import { accounts, widgetSettings } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { presentPublicWidgetSettings } from '../../presenters/widgetSettings.js';
@@ -25,11 +26,13 @@ export default async function publicWidgetSettingsRoutes(fastify: FastifyInstanc
         .where(eq(accounts.widgetKey, request.query.unique_code));
       if (!row) throw notFound('Unknown widget');
       const agentOnline = await isAgentOnline(app.db, row.accountId);
+      // The plan is looked up only when the owner asked to hide the credit.
+      const brandingRemovable = row.settings.hideBranding && (await hasProfessional(app.db, row.accountId, new Date()));
       // Greetings, colours and presence change at any time: the widget must not show stale ones.
       reply.header('Cache-Control', 'no-cache');
       return {
         message: 'success',
-        data: presentPublicWidgetSettings(row.settings, { agentOnline, publicUrl: app.config.publicUrl }),
+        data: presentPublicWidgetSettings(row.settings, { agentOnline, publicUrl: app.config.publicUrl, brandingRemovable }),
       };
     },
   );

@@ -71,7 +71,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const input = parseOrThrow(widgetMessageSchema, form.fields);
       if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
-      await assertVisitorCanChat(app.db, visitor, new Date());
+      await assertVisitorCanChat(app, visitor, new Date());
       const result = await sendMessage(app, {
         visitor,
         senderType: 'visitor',

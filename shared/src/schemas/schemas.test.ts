@@ -55,4 +55,12 @@ describe('customizer and greetings', () => {
     const r = widgetSettingsSchema.parse({ name: 'A', color: '#112233', email_notifications: '{"newChats":false}' });
     expect(r.email_notifications).toEqual({ newChats: false, offlineMessages: true, missedChats: true });
   });
+  it('reads hide_branding from a form string or a boolean, absent when not sent', () => {
+    const base = { name: 'A', color: '#112233' };
+    expect(widgetSettingsSchema.parse({ ...base, hide_branding: 'true' }).hide_branding).toBe(true);
+    expect(widgetSettingsSchema.parse({ ...base, hide_branding: 'false' }).hide_branding).toBe(false);
+    expect(widgetSettingsSchema.parse({ ...base, hide_branding: true }).hide_branding).toBe(true);
+    expect(widgetSettingsSchema.parse(base).hide_branding).toBeUndefined();
+    expect(firstError(widgetSettingsSchema.safeParse({ ...base, hide_branding: 'yes please' }))).toBe('Must be true or false');
+  });
 });

@@ -25,11 +25,18 @@ const emailNotificationsField = z
   })
   .pipe(emailNotificationsSchema);
 
+/** A boolean in a multipart form: 'true' / 'false' (JSON bodies may send the boolean itself). */
+const formBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'Must be true or false' })
+  .transform((v) => v === true || v === 'true' || v === '1');
+
 /** POST /api/vms/widget-settings (settings page): text fields of the multipart form. */
 export const widgetSettingsSchema = z.object({
   name: requiredText('Name is required'),
   color: hexColor,
   email_notifications: emailNotificationsField.optional(),
+  /** Absent: unchanged. */
+  hide_branding: formBoolean.optional(),
 });
 export type WidgetSettingsInput = z.input<typeof widgetSettingsSchema>;
 

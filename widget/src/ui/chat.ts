@@ -8,7 +8,7 @@ import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
 import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
-import { type Channels, SendError, deliver, isRetryable, newClientId } from './outbox.js';
+import { type Channels, SendError, deliver, isChatLimit, isRetryable, newClientId } from './outbox.js';
 import { View } from './render.js';
 import { MiniSocket } from './socket.js';
 import { type Stored, load, save } from './storage.js';
@@ -32,6 +32,8 @@ export class Chat {
   private reported = new Set<EventKind>();
   private settingsAt = Date.now();
   private page = location.href;
+  /** A new chat was refused (the account's monthly chats are used up): the offline form stays. */
+  private limited = false;
 
   constructor(
     private readonly ctx: LoaderContext,
@@ -173,7 +175,7 @@ export class Chat {
     // Only ever switch to the composer: the offline decision comes from the settings call, which
     // also counts recently active console sessions, while this event only knows console sockets.
     s.on(EVENTS.agentPresence, (p: { online?: boolean }) => {
-      if (p?.online) this.view.setOffline(false);
+      if (p?.online && !this.limited) this.view.setOffline(false);
     });
   }
 
@@ -240,7 +242,7 @@ export class Chat {
       this.api.settings().then((s) => {
         this.ctx.settings = s;
         this.view.applySettings(s);
-        if (s.agent_online || !this.messages.length) this.view.setOffline(!s.agent_online);
+        if (!this.limited && (s.agent_online || !this.messages.length)) this.view.setOffline(!s.agent_online);
       }, () => {});
     }
   }
@@ -319,6 +321,16 @@ export class Chat {
       this.receive([stored]);
     } catch (err) {
       this.failed(err);
+      if (isChatLimit(err)) {
+        // The plan's chats are used up this month: nothing was stored. Offer the offline form,
+        // holding what the visitor typed so it is not lost.
+        this.messages = this.messages.filter((x) => !(x.id === undefined && x.client_id === clientId));
+        this.view.setMessages(this.messages);
+        this.images.delete(clientId);
+        this.limited = true;
+        this.view.setOffline(true, m.message);
+        return;
+      }
       this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : (err as Error).message });
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageDto } from '@parley/shared';
-import { type Channels, type Outgoing, SendError, deliver, newClientId } from './outbox.js';
+import { type Channels, type Outgoing, SendError, deliver, isChatLimit, newClientId } from './outbox.js';
 
 const stored = (o: Outgoing): MessageDto => ({
   id: 1,
@@ -77,5 +77,24 @@ describe('deliver', () => {
     const ids = new Set(Array.from({ length: 200 }, newClientId));
     expect(ids.size).toBe(200);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+});
+
+describe('isChatLimit', () => {
+  it('recognises the monthly chat limit refusal, and nothing else', () => {
+    expect(isChatLimit(new SendError('This account has reached its monthly chat limit', 403))).toBe(true);
+    expect(isChatLimit(new SendError('You do not have permission to do this', 403))).toBe(false);
+    expect(isChatLimit(new SendError('This account has reached its monthly chat limit', 0))).toBe(false);
+    expect(isChatLimit(new Error('This account has reached its monthly chat limit'))).toBe(false);
+  });
+
+  it('is not retried: deliver gives up at once so the widget can offer the offline form', async () => {
+    let calls = 0;
+    const rest = async (): Promise<MessageDto> => {
+      calls++;
+      throw new SendError('This account has reached its monthly chat limit', 403);
+    };
+    await expect(deliver({ client_id: 'c', message: 'hi' }, { socket: () => undefined, rest }, noSleep)).rejects.toSatisfy(isChatLimit);
+    expect(calls).toBe(1);
   });
 });

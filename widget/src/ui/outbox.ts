@@ -1,4 +1,5 @@
 import type { MessageDto } from '@parley/shared';
+import { CHAT_LIMIT_REACHED } from '../shared.js';
 
 /** A send that failed; `status` is the HTTP (or ack) status, 0 for network errors and timeouts. */
 export class SendError extends Error {
@@ -26,6 +27,11 @@ export interface Channels {
 export function isRetryable(err: unknown): boolean {
   const status = err instanceof SendError ? err.status : 0;
   return status === 0 || status === 408 || status === 429 || status >= 500;
+}
+
+/** The account used its plan's chats this month: the visitor is offered the offline form instead. */
+export function isChatLimit(err: unknown): boolean {
+  return err instanceof SendError && err.status === 403 && err.message === CHAT_LIMIT_REACHED;
 }
 
 /** Random, URL-safe, valid as a client_id; crypto.randomUUID needs a secure context, this does not. */

@@ -35,6 +35,12 @@ export interface ViewOptions {
 
 const noop = () => {};
 
+/** The footer credit: the server sends '' when the owner removed it (and the plan allows that); an
+ *  older server without the field still gets the credit. '' means no footer at all. */
+export function creditOf(s: Pick<PublicSettings, 'powered_by'>): string {
+  return typeof s.powered_by === 'string' ? s.powered_by : 'Powered by Parley';
+}
+
 /** What the onboarding preview shows for empty fields (SPEC.md section 2; the console is English).
  *  Only the preview uses them: name, title and initial greeting are required by the server. */
 const PREVIEW = { name: 'Hi there! 👋', title: "We're here to help", status: 'Typically replies in minutes', greeting: 'Hello!',
@@ -142,8 +148,11 @@ export class View {
     const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, PREVIEW.status));
     this.header.replaceChildren(avatar, names, close);
     this.panel.setAttribute('aria-label', name || 'Chat');
-    this.footer.textContent = s.powered_by || 'Powered by Parley';
+    const credit = creditOf(s);
+    this.footer.textContent = credit;
     this.footer.setAttribute('href', this.opts.base || 'https://parley.chat');
+    // Inline, because the panel's `.f{display:block}` would win over the [hidden] rule.
+    this.footer.style.display = credit ? '' : 'none';
   }
 
   /** The name shown in the header and on agent greetings (the preview's fallback when empty). */
@@ -176,17 +185,23 @@ export class View {
     return this.unread;
   }
 
-  /** Offline form in place of the composer when no agent is online. */
-  setOffline(offline: boolean): void {
+  /** Offline form in place of the composer when no agent is online (or the account's chats are used
+   *  up this month); `draft` fills its message box. */
+  setOffline(offline: boolean, draft = ''): void {
     if (!offline) {
       this.offlineForm = undefined;
       this.bottom.replaceChildren(this.composer);
       return;
     }
-    if (this.offlineForm) return;
+    if (this.offlineForm) {
+      const box = this.offlineForm.querySelector('textarea');
+      if (draft && box && !box.value) box.value = draft;
+      return;
+    }
     const t = this.t;
     const email = h('input', { type: 'email', required: true, autocomplete: 'email', maxlength: '254' });
     const text = h('textarea', { required: true, rows: '3', maxlength: '5000' });
+    text.value = draft;
     const form = h('form', { class: 'o' }, h('p', {}, t.away), h('label', {}, t.email, email), h('label', {}, t.message, text), h('button', { type: 'submit' }, t.send));
     form.onsubmit = (e) => {
       e.preventDefault();
@@ -194,6 +209,8 @@ export class View {
     };
     this.offlineForm = form;
     this.bottom.replaceChildren(form);
+    // Switched while the visitor was typing (a refused chat): carry on in the form.
+    if (draft && this.open && !this.opts.preview) email.focus({ preventScroll: true });
   }
 
   offlineSent(): void {

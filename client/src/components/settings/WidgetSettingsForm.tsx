@@ -2,7 +2,9 @@ import { AVATAR_MAX_BYTES, AVATAR_TOO_LARGE, DEFAULT_WIDGET_COLOR, widgetSetting
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
 import { storageUrl, serverError } from '../../lib/api';
 import { PRIMARY_SWATCHES, SETTINGS_MORE_SWATCHES, type Swatch, swatchFor } from '../../lib/palettes';
+import { canRemoveBranding } from '../../lib/plan';
 import { type FormErrors, validate } from '../../lib/validate';
+import { useAuth } from '../../stores/auth';
 import { useSettings } from '../../stores/settings';
 import { Icon } from '../icons';
 import { Banner, Button, Dialog, Spinner, TextField, Toggle } from '../ui';
@@ -13,13 +15,17 @@ function SwatchButton({ s, selected, onPick }: { s: Swatch; selected: boolean; o
   return <button type="button" className="swatch" style={{ background: s.gradient }} aria-label={`${s.name} ${s.color}`} aria-pressed={selected} onClick={() => onPick(s.color)} />;
 }
 
-/** Widget settings card: name, colour (5 swatches + 'more' dialog), avatar (2 MB), three toggles. */
+/** Widget settings card: name, colour (5 swatches + 'more' dialog), avatar (2 MB), three toggles, branding. */
 export function WidgetSettingsForm() {
   const { loadWidget, saveWidget } = useSettings();
+  const brandingAllowed = canRemoveBranding(useAuth((s) => s.user));
   const [loading, setLoading] = useState(true);
   const [name, setName] = useState('');
   const [color, setColor] = useState(DEFAULT_WIDGET_COLOR);
   const [notif, setNotif] = useState<Notifications>({ newChats: true, offlineMessages: true, missedChats: true });
+  const [hideBranding, setHideBranding] = useState(false);
+  // As stored: the choice is sent only when changed, so other edits still save after a plan ran out.
+  const [savedHideBranding, setSavedHideBranding] = useState(false);
   const [avatarUrl, setAvatarUrl] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [filePreview, setFilePreview] = useState('');
@@ -39,6 +45,8 @@ export function WidgetSettingsForm() {
         setColor(swatchFor(w.color, [...PRIMARY_SWATCHES, ...SETTINGS_MORE_SWATCHES]).color);
         setNotif({ newChats: w.email_notifications?.newChats ?? true, offlineMessages: w.email_notifications?.offlineMessages ?? true, missedChats: w.email_notifications?.missedChats ?? true });
         setAvatarUrl(w.avatar_url || storageUrl(w.avatar));
+        setHideBranding(w.hide_branding === true);
+        setSavedHideBranding(w.hide_branding === true);
       })
       .catch((e) => {
         console.error('Failed to fetch widget settings', e);
@@ -80,8 +88,13 @@ export function WidgetSettingsForm() {
     if (!res.ok) return setErrors(res.errors);
     setBusy(true);
     try {
-      const w = await saveWidget({ name: res.data.name, color: res.data.color, email_notifications: notif, avatar: file });
+      const changed = hideBranding !== savedHideBranding;
+      const w = await saveWidget({ name: res.data.name, color: res.data.color, email_notifications: notif, avatar: file, ...(changed ? { hide_branding: hideBranding } : {}) });
       setFile(null);
+      if (typeof w?.hide_branding === 'boolean') {
+        setHideBranding(w.hide_branding);
+        setSavedHideBranding(w.hide_branding);
+      }
       if (w?.avatar_url || w?.avatar) setAvatarUrl(w.avatar_url || storageUrl(w.avatar));
       setSuccess('Widget settings updated successfully');
     } catch (err) {
@@ -143,6 +156,17 @@ export function WidgetSettingsForm() {
               <Toggle label="New chats" description="Email me when a visitor starts a chat" checked={notif.newChats} onChange={(v) => setNotif((n) => ({ ...n, newChats: v }))} />
               <Toggle label="Offline messages" description="Email me messages left while no one is online" checked={notif.offlineMessages} onChange={(v) => setNotif((n) => ({ ...n, offlineMessages: v }))} />
               <Toggle label="Missed chats" description="Email me chats nobody answered" checked={notif.missedChats} onChange={(v) => setNotif((n) => ({ ...n, missedChats: v }))} />
+            </fieldset>
+            <fieldset style={{ border: 'none', padding: 0, margin: '8px 0 0' }}>
+              <legend className="field-label">Branding</legend>
+              <Toggle
+                label="Remove 'Powered by Parley'"
+                description={brandingAllowed ? 'Hide the credit at the bottom of the chat widget' : 'Needs the Professional plan'}
+                checked={hideBranding}
+                // On Starter it can still be switched off, never on (the server refuses that with 403).
+                disabled={!brandingAllowed && !hideBranding}
+                onChange={setHideBranding}
+              />
             </fieldset>
             <div className="form-actions">
               <Button type="submit" busy={busy}>{busy ? 'Saving...' : 'Save Widget Settings'}</Button>

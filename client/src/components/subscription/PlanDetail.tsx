@@ -1,4 +1,5 @@
 import type { PlanDto } from '@parley/shared';
+import { contactSalesHref, isContactSales } from '../../lib/plan';
 import { Button } from '../ui';
 import { formatDollars } from './format';
 
@@ -13,7 +14,7 @@ interface Props {
 
 /** Step 2: one plan, 'Continue to Payment' and the 'Payment Error' box. */
 export function PlanDetail({ plan, popular, paying, error, onBack, onPay }: Props) {
-  const custom = plan.price === null || plan.price === undefined;
+  const custom = isContactSales(plan);
   return (
     <section className="sub-detail" aria-labelledby="sub-detail-title">
       <Button variant="ghost" onClick={onBack} disabled={paying}>
@@ -39,9 +40,16 @@ export function PlanDetail({ plan, popular, paying, error, onBack, onPay }: Prop
             <p>{error}</p>
           </div>
         )}
-        <Button size="lg" block busy={paying} onClick={onPay} disabled={custom}>
-          {paying ? 'Processing Payment...' : 'Continue to Payment'}
-        </Button>
+        {custom ? (
+          // Never paid online (the plan list already mails sales; this covers any other way here).
+          <a className="btn btn-primary btn-lg btn-block" href={contactSalesHref(plan.name)}>
+            Contact Sales
+          </a>
+        ) : (
+          <Button size="lg" block busy={paying} onClick={onPay}>
+            {paying ? 'Processing Payment...' : 'Continue to Payment'}
+          </Button>
+        )}
         <p className="sub-hint">
           You will be redirected to our secure payment provider. Questions? Contact support@parley.example before you pay.
         </p>

@@ -1,8 +1,12 @@
 import type { PlanDto } from '@parley/shared';
+import { contactSalesHref, isContactSales } from '../../lib/plan';
 import { Button, Spinner } from '../ui';
 import { planPrice } from './format';
 
-/** Step 1: the plan grid (1, 2 or 3 columns). The second plan is the most popular one. */
+/**
+ * Step 1: the plan grid (1, 2 or 3 columns). The second plan is the most popular one. A plan
+ * without a price (Enterprise) is not paid online: its card mails sales instead.
+ */
 export function PlanList({ plans, loading, error, onSelect }: { plans: PlanDto[]; loading: boolean; error: string; onSelect: (plan: PlanDto, index: number) => void }) {
   if (loading) {
     return (
@@ -42,9 +46,15 @@ export function PlanList({ plans, loading, error, onSelect }: { plans: PlanDto[]
                 <li key={f}>{f}</li>
               ))}
             </ul>
-            <Button variant={popular ? 'primary' : 'secondary'} block onClick={() => onSelect(plan, i)} aria-label={`${popular ? 'Get Started' : 'Select Plan'}: ${plan.name}`}>
-              {popular ? 'Get Started' : 'Select Plan'}
-            </Button>
+            {isContactSales(plan) ? (
+              <a className={`btn btn-${popular ? 'primary' : 'secondary'} btn-md btn-block`} href={contactSalesHref(plan.name)} aria-label={`Contact Sales: ${plan.name}`}>
+                Contact Sales
+              </a>
+            ) : (
+              <Button variant={popular ? 'primary' : 'secondary'} block onClick={() => onSelect(plan, i)} aria-label={`${popular ? 'Get Started' : 'Select Plan'}: ${plan.name}`}>
+                {popular ? 'Get Started' : 'Select Plan'}
+              </Button>
+            )}
           </li>
         );
       })}

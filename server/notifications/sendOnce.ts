@@ -1,0 +1,56 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { sentEmails } from '../db/schema.js';
+import type { JobContext } from '../jobs/types.js';
+import type { MailMessage, SentMail } from '../services/mail.js';
+
+/** How long one run holds an email it is sending (longer than any SMTP timeout). */
+const SEND_LOCK_MS = 5 * 60_000;
+
+export type SentEmailKind = (typeof sentEmails.$inferInsert)['kind'];
+
+export interface SendOnceRecord {
+  /** The idempotency key: one email per key, however often the job runs. */
+  key: string;
+  accountId: string;
+  /** null for account-wide emails. */
+  conversationId: number | null;
+  kind: SentEmailKind;
+  recipient: string;
+}
+
+/**
+ * Sends an email at most once per key: recorded in sent_emails before sending, claimed by one
+ * run at a time, marked 'sent' after. Returns null when a run already sent it; throws (the job
+ * is retried) when another run holds it or SMTP fails.
+ */
+export async function sendOnce(
+  ctx: Pick<JobContext, 'db' | 'mailer'>,
+  record: SendOnceRecord,
+  email: () => Promise<Omit<MailMessage, 'messageId'>> | Omit<MailMessage, 'messageId'>,
+): Promise<SentMail | null> {
+  const { db } = ctx;
+  const { key } = record;
+  await db.insert(sentEmails).values(record).onConflictDoNothing({ target: sentEmails.key });
+  // Claim the send: a concurrent run of the same job must not send it too.
+  const now = new Date();
+  const [claimed] = await db
+    .update(sentEmails)
+    .set({ lockedUntil: new Date(now.getTime() + SEND_LOCK_MS) })
+    .where(and(eq(sentEmails.key, key), eq(sentEmails.status, 'sending'), or(isNull(sentEmails.lockedUntil), lt(sentEmails.lockedUntil, now))))
+    .returning({ id: sentEmails.id });
+  if (!claimed) {
+    const [row] = await db.select({ status: sentEmails.status }).from(sentEmails).where(eq(sentEmails.key, key));
+    if (row?.status === 'sent') return null; // this job already ran to the end once
+    throw new Error('the same notification is being sent by another run'); // retried: then it is 'sent'
+  }
+  let sent: SentMail;
+  try {
+    sent = await ctx.mailer.send({ ...(await email()), messageId: `<${key.replace(/[^\w.-]/g, '.')}@parley>` });
+  } catch (err) {
+    // Released for the retry, which sends it (the job runner retries with backoff).
+    await db.update(sentEmails).set({ lockedUntil: null }).where(eq(sentEmails.key, key));
+    throw err;
+  }
+  await db.update(sentEmails).set({ status: 'sent', sentAt: new Date(), lockedUntil: null }).where(eq(sentEmails.key, key));
+  return sent;
+}
