@@ -8,6 +8,8 @@ import type { VisitorRow } from '../presenters/visitor.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import type { Storage } from '../services/storage.js';
 
+const LAST_SEEN_GRAIN_MS = 60_000;
+
 /** Shown as the conversation's last message when a message is only an image. */
 export const IMAGE_PLACEHOLDER = '[image]';
 
@@ -78,13 +80,20 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
   const filePath = input.image ? await storage.save(accountId, input.image.bytes, input.image.ext) : '';
 
   return db.transaction(async (tx) => {
+    // Most messages join a conversation that exists: look first, insert only when missing.
     // Two first messages at once: the unique index on visitor_id keeps one conversation.
-    const opened = await tx
-      .insert(conversations)
-      .values({ accountId, visitorId: visitor.id, countsTowardLimit: input.countsTowardLimit ?? true })
-      .onConflictDoNothing({ target: conversations.visitorId })
-      .returning({ id: conversations.id });
-    const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
+    const byVisitor = eq(conversations.visitorId, visitor.id);
+    let [conversation] = await tx.select().from(conversations).where(byVisitor);
+    let opened = false;
+    if (!conversation) {
+      const created = await tx
+        .insert(conversations)
+        .values({ accountId, visitorId: visitor.id, countsTowardLimit: input.countsTowardLimit ?? true })
+        .onConflictDoNothing({ target: conversations.visitorId })
+        .returning();
+      opened = created.length > 0;
+      [conversation] = opened ? created : await tx.select().from(conversations).where(byVisitor);
+    }
     if (!conversation) throw new Error('conversation missing after insert');
 
     const [inserted] = await tx
@@ -124,7 +133,8 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
       .where(eq(conversations.id, conversation.id))
       .returning();
     let current = visitor;
-    if (fromVisitor) {
+    // Last seen is minute-grained: a visitor writing fast does not rewrite their row each time.
+    if (fromVisitor && Date.now() - visitor.lastSeenAt.getTime() > LAST_SEEN_GRAIN_MS) {
       const [seen] = await tx.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
       current = seen ?? visitor;
     }
@@ -134,7 +144,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
       visitor: current,
       authorName: await authorNameOf(tx, inserted.authorId),
       created: true,
-      conversationCreated: opened.length > 0,
+      conversationCreated: opened,
     };
   });
 }

@@ -29,6 +29,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
   const visitorId = data.visitor.id;
   const on = guardSocket(socket, app.log);
+  let chatting = false;
 
   const audience = async () => {
     const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitorId));
@@ -51,7 +52,8 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   on(EVENTS.messageSend, async (payload, ack) => {
     const input = parseOrThrow(socketSendSchema, payload);
     if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
-    await assertVisitorCanChat(app, data.visitor, new Date());
+    // Once this socket's chat is under way, the plan's new-chat limit no longer applies to it.
+    if (!chatting) await assertVisitorCanChat(app, data.visitor, new Date());
     const result = await sendMessage(app, {
       visitor: data.visitor,
       senderType: 'visitor',
@@ -59,6 +61,8 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
       text: input.message,
       clientId: input.client_id,
     });
+    chatting = true;
+    data.visitor = result.visitor;
     ack({ ok: true, data: presentMessage(result.message, visitorId, result.authorName) });
   });
 
