@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { z } from 'zod';
 
 /** Field -> first message. */
@@ -24,4 +25,18 @@ export function firstErrors(errors: Record<string, string[]> | undefined): FormE
   if (!errors) return out;
   for (const [k, v] of Object.entries(errors)) if (v?.[0]) out[k] = v[0];
   return out;
+}
+
+/**
+ * A form's values and per-field errors. Editing a field clears its error (SPEC.md section 5);
+ * `errors` is filled from `validate` or from the server's field errors.
+ */
+export function useFormFields<V extends Record<string, string>>(initial: V) {
+  const [values, setValues] = useState<V>(initial);
+  const [errors, setErrors] = useState<FormErrors<Extract<keyof V, string>>>({});
+  const set = (k: Extract<keyof V, string>, v: string) => {
+    setValues((s) => ({ ...s, [k]: v }));
+    setErrors((e) => (e[k] ? { ...e, [k]: undefined } : e));
+  };
+  return { values, setValues, errors, setErrors, set };
 }

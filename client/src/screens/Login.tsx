@@ -3,19 +3,17 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { AuthFrame, PasswordToggle } from '../components/AuthFrame';
 import { Banner, Button, TextField } from '../components/ui';
 import { serverError } from '../lib/api';
-import { type FormErrors, validate } from '../lib/validate';
+import { useFormFields, validate } from '../lib/validate';
 import { loadShared, useLazyShared } from '../lib/lazyShared';
 import { useAuth } from '../stores/auth';
 
-type Fields = 'email' | 'password';
 
 export default function Login() {
   const navigate = useNavigate();
   const user = useAuth((s) => s.user);
   const loading = useAuth((s) => s.loading);
   const login = useAuth((s) => s.login);
-  const [values, setValues] = useState({ email: '', password: '' });
-  const [errors, setErrors] = useState<FormErrors<Fields>>({});
+  const { values, errors, setErrors, set } = useFormFields({ email: '', password: '' });
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState(false);
@@ -26,11 +24,6 @@ export default function Login() {
   useEffect(() => {
     if (!loading && user && !submitted.current) void navigate({ to: '/dashboard', replace: true });
   }, [loading, user, navigate]);
-
-  const set = (k: Fields, v: string) => {
-    setValues((s) => ({ ...s, [k]: v }));
-    if (errors[k]) setErrors((e) => ({ ...e, [k]: undefined }));
-  };
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();

@@ -4,19 +4,17 @@ import { AuthFrame, PasswordToggle } from '../components/AuthFrame';
 import { RegisterStrength } from '../components/RegisterStrength';
 import { Banner, Button, TextField } from '../components/ui';
 import { ApiError } from '../lib/api';
-import { type FormErrors, firstErrors, validate } from '../lib/validate';
+import { firstErrors, useFormFields, validate } from '../lib/validate';
 import { loadShared, useLazyShared } from '../lib/lazyShared';
 import { useAuth } from '../stores/auth';
 
-type Fields = 'name' | 'email' | 'password' | 'password_confirmation';
 
 export default function Register() {
   const navigate = useNavigate();
   const user = useAuth((s) => s.user);
   const loading = useAuth((s) => s.loading);
   const register = useAuth((s) => s.register);
-  const [values, setValues] = useState({ name: '', email: '', password: '', password_confirmation: '' });
-  const [errors, setErrors] = useState<FormErrors<Fields>>({});
+  const { values, errors, setErrors, set } = useFormFields({ name: '', email: '', password: '', password_confirmation: '' });
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState(false);
@@ -27,11 +25,6 @@ export default function Register() {
   useEffect(() => {
     if (!loading && user && !submitted.current) void navigate({ to: '/widget-settings', replace: true });
   }, [loading, user, navigate]);
-
-  const set = (k: Fields, v: string) => {
-    setValues((s) => ({ ...s, [k]: v }));
-    if (errors[k]) setErrors((e) => ({ ...e, [k]: undefined }));
-  };
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();

@@ -5,7 +5,7 @@ import { Icon } from '../components/icons';
 import { Banner, Button, Dialog, SelectField, Spinner, TextField } from '../components/ui';
 import { ApiError, joinFieldErrors } from '../lib/api';
 import { avatarStyle, initial } from '../lib/format';
-import { type FormErrors, validate } from '../lib/validate';
+import { useFormFields, validate } from '../lib/validate';
 import { isAdmin, useAuth } from '../stores/auth';
 import { useTeam } from '../stores/team';
 
@@ -13,15 +13,10 @@ const EMPTY_FORM = { name: '', email: '', password: '', role_id: '' };
 
 function AddMemberDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { roles, add } = useTeam();
-  const [values, setValues] = useState(EMPTY_FORM);
-  const [errors, setErrors] = useState<FormErrors>({});
+  const { values, setValues, errors, setErrors, set } = useFormFields(EMPTY_FORM);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
-  const set = (k: keyof typeof EMPTY_FORM, v: string) => {
-    setValues((s) => ({ ...s, [k]: v }));
-    setErrors((e) => ({ ...e, [k]: undefined }));
-  };
   const close = () => {
     setErrors({});
     setError('');

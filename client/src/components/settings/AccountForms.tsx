@@ -2,7 +2,7 @@ import { useNavigate } from '@tanstack/react-router';
 import { passwordChangeSchema, profileSchema } from '@parley/shared';
 import { type FormEvent, useState } from 'react';
 import { serverError } from '../../lib/api';
-import { type FormErrors, validate } from '../../lib/validate';
+import { useFormFields, validate } from '../../lib/validate';
 import { useAuth } from '../../stores/auth';
 import { useSettings } from '../../stores/settings';
 import { PasswordToggle } from '../AuthFrame';
@@ -14,16 +14,10 @@ export function ProfileForm() {
   const user = useAuth((s) => s.user);
   const setUser = useAuth((s) => s.setUser);
   const updateProfile = useSettings((s) => s.updateProfile);
-  const [values, setValues] = useState({ name: user?.name ?? '', email: user?.email ?? '' });
-  const [errors, setErrors] = useState<FormErrors>({});
+  const { values, errors, setErrors, set } = useFormFields({ name: user?.name ?? '', email: user?.email ?? '' });
   const [success, setSuccess] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-
-  const set = (k: 'name' | 'email', v: string) => {
-    setValues((s) => ({ ...s, [k]: v }));
-    setErrors((e) => ({ ...e, [k]: undefined }));
-  };
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
@@ -69,17 +63,11 @@ export function ProfileForm() {
 /** Password card: current, new, confirm with the strength indicator (PUT /api/vms/password/update). */
 export function PasswordForm() {
   const updatePassword = useSettings((s) => s.updatePassword);
-  const [values, setValues] = useState({ current: '', new: '', confirm: '' });
-  const [errors, setErrors] = useState<FormErrors>({});
+  const { values, setValues, errors, setErrors, set } = useFormFields({ current: '', new: '', confirm: '' });
   const [success, setSuccess] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState(false);
-
-  const set = (k: 'current' | 'new' | 'confirm', v: string) => {
-    setValues((s) => ({ ...s, [k]: v }));
-    setErrors((e) => ({ ...e, [k]: undefined }));
-  };
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
