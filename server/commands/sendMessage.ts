@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { conversations, messages, users, visitors } from '../db/schema.js';
 import type { UploadedImage } from '../plugins/uploads.js';
@@ -78,6 +79,9 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
   }
   // The file is written before the transaction so no row ever points at a missing file.
   const filePath = input.image ? await storage.save(accountId, input.image.bytes, input.image.ext) : '';
+
+  const fast = await appendToConversation(db, input, filePath);
+  if (fast) return fast;
 
   return db.transaction(async (tx) => {
     // Most messages join a conversation that exists: look first, insert only when missing.
@@ -159,4 +163,58 @@ async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise
   const [conversation] = await db.select().from(conversations).where(eq(conversations.id, message.conversationId));
   if (!conversation) throw new Error('message without conversation');
   return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false, conversationCreated: false };
+}
+
+/** A row from `row_to_json`, keyed and typed like drizzle's select (timestamps become Dates). */
+function rowFromJson<T extends PgTable>(table: T, json: Record<string, unknown>): T['$inferSelect'] {
+  const out: Record<string, unknown> = {};
+  for (const [key, col] of Object.entries(getTableColumns(table))) {
+    const v = json[col.name];
+    out[key] = v !== null && v !== undefined && col.dataType === 'date' ? new Date(v as string) : v;
+  }
+  return out as T['$inferSelect'];
+}
+
+/**
+ * The common case in one statement (one round trip, atomic): the conversation exists and the
+ * message is new. Anything else (first message, a repeated client_id) returns undefined and
+ * takes the transaction path.
+ */
+async function appendToConversation(db: Db, input: SendMessageInput, filePath: string): Promise<SendMessageResult | undefined> {
+  const { visitor } = input;
+  const fromVisitor = input.senderType === 'visitor';
+  const res = await db.execute(sql`
+    with conv as (select id from ${conversations} where visitor_id = ${visitor.id}),
+    ins as (
+      insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path)
+      select ${visitor.accountId}, conv.id, ${input.clientId ?? null}, ${input.senderType}, ${input.authorId}, ${input.text}, ${filePath} from conv
+      on conflict (conversation_id, client_id) do nothing
+      returning *
+    ),
+    upd as (
+      update ${conversations} c set
+        last_message = ${input.text || IMAGE_PLACEHOLDER},
+        last_message_at = ins.created_at,
+        unread_count = case when ${fromVisitor} then c.unread_count + 1 else 0 end,
+        status = case when ${fromVisitor} then 'open' else c.status end
+      from ins where c.id = ins.conversation_id
+      returning c.*
+    )
+    select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c`);
+  const row = (res as unknown as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null }[] }).rows[0];
+  if (!row?.m || !row.c) return undefined;
+  const message = rowFromJson(messages, row.m);
+  let current = visitor;
+  if (fromVisitor && Date.now() - visitor.lastSeenAt.getTime() > LAST_SEEN_GRAIN_MS) {
+    const [seen] = await db.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
+    current = seen ?? visitor;
+  }
+  return {
+    message,
+    conversation: rowFromJson(conversations, row.c),
+    visitor: current,
+    authorName: await authorNameOf(db, message.authorId),
+    created: true,
+    conversationCreated: false,
+  };
 }
