@@ -1,20 +1,11 @@
 import fs from 'node:fs/promises';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
 
 /** `npm start`: validate config, open and migrate the database, listen. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(1);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit();
   await fs.mkdir(config.dataDir, { recursive: true });
   const database = await openDatabase(config);
   await database.migrate();

@@ -136,12 +136,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
       })
       .where(eq(conversations.id, conversation.id))
       .returning();
-    let current = visitor;
-    // Last seen is minute-grained: a visitor writing fast does not rewrite their row each time.
-    if (fromVisitor && Date.now() - visitor.lastSeenAt.getTime() > LAST_SEEN_GRAIN_MS) {
-      const [seen] = await tx.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
-      current = seen ?? visitor;
-    }
+    const current = fromVisitor ? await touchVisitor(tx, visitor) : visitor;
     return {
       message: inserted,
       conversation: updated ?? conversation,
@@ -163,6 +158,13 @@ async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise
   const [conversation] = await db.select().from(conversations).where(eq(conversations.id, message.conversationId));
   if (!conversation) throw new Error('message without conversation');
   return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false, conversationCreated: false };
+}
+
+/** Last seen is minute-grained: a visitor writing fast does not rewrite their row each time. */
+async function touchVisitor(db: Tx, visitor: VisitorRow): Promise<VisitorRow> {
+  if (Date.now() - visitor.lastSeenAt.getTime() <= LAST_SEEN_GRAIN_MS) return visitor;
+  const [seen] = await db.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
+  return seen ?? visitor;
 }
 
 /** A row from `row_to_json`, keyed and typed like drizzle's select (timestamps become Dates). */
@@ -204,15 +206,10 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
   const row = (res as unknown as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null }[] }).rows[0];
   if (!row?.m || !row.c) return undefined;
   const message = rowFromJson(messages, row.m);
-  let current = visitor;
-  if (fromVisitor && Date.now() - visitor.lastSeenAt.getTime() > LAST_SEEN_GRAIN_MS) {
-    const [seen] = await db.update(visitors).set({ lastSeenAt: new Date() }).where(eq(visitors.id, visitor.id)).returning();
-    current = seen ?? visitor;
-  }
   return {
     message,
     conversation: rowFromJson(conversations, row.c),
-    visitor: current,
+    visitor: fromVisitor ? await touchVisitor(db, visitor) : visitor,
     authorName: await authorNameOf(db, message.authorId),
     created: true,
     conversationCreated: false,

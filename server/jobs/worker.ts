@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { createJobRunner } from './plugin.js';
 
@@ -8,16 +8,7 @@ import { createJobRunner } from './plugin.js';
  * from the web process (then set JOBS_WORKERS=false on the web process).
  */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(1);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit();
   if (!config.redisUrl && !config.databaseUrl) {
     // The embedded database belongs to the server process: a second process cannot open it.
     console.error('npm run worker needs REDIS_URL (or DATABASE_URL); without them the server runs the jobs itself.');

@@ -1,4 +1,4 @@
-import type { WidgetSettingsDto } from '@parley/shared';
+import type { PublicWidgetSettingsDto, WidgetSettingsDto } from '@parley/shared';
 import type { widgetSettings } from '../db/schema.js';
 
 type WidgetSettingsRow = typeof widgetSettings.$inferSelect;
@@ -8,17 +8,6 @@ export interface ConsoleWidgetSettingsDto extends WidgetSettingsDto {
   avatar_url: string;
 }
 
-/** What a visitor's widget may know: no account id, emails or notification choices. */
-export interface PublicWidgetSettingsDto {
-  name: string;
-  title: string;
-  color: string;
-  avatar_url: string;
-  initial_greeting: string;
-  follow_up_greeting: string;
-  agent_online: boolean;
-  powered_by: string;
-}
 
 export const POWERED_BY = 'Powered by Parley';
 

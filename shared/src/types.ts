@@ -153,3 +153,16 @@ export interface DashboardStatsDto {
   };
   devices: { desktop: number; mobile: number; tablet: number } | null;
 }
+
+/** GET /api/widget-settings?unique_code= (public): what a visitor's widget may know — no account
+ * id, emails or notification choices. */
+export interface PublicWidgetSettingsDto {
+  name: string;
+  title: string;
+  color: string;
+  avatar_url: string;
+  initial_greeting: string;
+  follow_up_greeting: string;
+  agent_online: boolean;
+  powered_by: string;
+}

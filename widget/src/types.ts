@@ -1,16 +1,8 @@
+import type { PublicWidgetSettingsDto } from '../../shared/src/types.js';
 /** What the loader hands to the UI chunk, and the public settings both render. */
 
-/** GET /api/widget-settings data (the server's PublicWidgetSettingsDto). */
-export interface PublicSettings {
-  name: string;
-  title: string;
-  color: string;
-  avatar_url: string;
-  initial_greeting: string;
-  follow_up_greeting: string;
-  agent_online: boolean;
-  powered_by: string;
-}
+/** GET /api/widget-settings data (a type only: nothing of shared's schemas enters the bundle). */
+export type PublicSettings = PublicWidgetSettingsDto;
 
 /** A host-page command: `Parley('open')`, `Parley('identify', {...})`, `Parley('on', 'message', fn)`. */
 export type Command = [string, ...unknown[]];
