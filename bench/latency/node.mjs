@@ -2,6 +2,7 @@
 // production). Usage: node node.mjs parley|bare  (env: BENCH_DB_URL, BENCH_REDIS_URL, BENCH_DATA_DIR)
 // Sends { port } over IPC once listening; exits on SIGTERM.
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { createClient } from 'redis';
@@ -11,7 +12,27 @@ import { ROOT } from '../lib.mjs';
 const mode = process.argv[2];
 const redisUrl = process.env.BENCH_REDIS_URL;
 
+/**
+ * Diagnostics (BENCH_COUNT_QUERIES=/tmp/q): counts the SQL statements this node sends, by
+ * text, and writes them to <prefix>.<pid> on exit: how many round trips a message costs.
+ */
+async function countQueries(prefix) {
+  const pgmod = (await import('pg')).default;
+  const counts = new Map();
+  const original = pgmod.Client.prototype.query;
+  pgmod.Client.prototype.query = function (q, ...rest) {
+    const text = (typeof q === 'string' ? q : (q?.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 160);
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+    return original.call(this, q, ...rest);
+  };
+  process.on('SIGTERM', () => {
+    const lines = [...counts].sort((a, b) => b[1] - a[1]).map(([text, n]) => `${n}\t${text}`);
+    writeFileSync(`${prefix}.${process.pid}`, `${lines.join('\n')}\n`);
+  });
+}
+
 async function parley() {
+  if (process.env.BENCH_COUNT_QUERIES) await countQueries(process.env.BENCH_COUNT_QUERIES);
   const { buildApp } = await import(path.join(ROOT, 'server/dist/app.js'));
   const { openPostgres } = await import(path.join(ROOT, 'server/dist/db/client.js'));
   const { loadConfig } = await import(path.join(ROOT, 'server/dist/config.js'));

@@ -2,7 +2,8 @@
 // beside a bare Socket.IO relay over the same Redis (no database) in the same run.
 // Run: node bench/latency/run.mjs   (after `npx turbo run build --filter=@parley/server`;
 // needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH).
-// Options (env): BENCH_SECONDS=5 per rate, BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags).
+// Options (env): BENCH_SECONDS=5 per rate, BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags),
+// BENCH_COUNT_QUERIES=/tmp/q (each Parley node writes its SQL statement counts to /tmp/q.<pid>).
 // Targets: p50 <= 3x the bare relay, p99 <= 20 ms at 500 messages/s.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -135,7 +136,7 @@ async function phase(groups, label, rate, total) {
     rate,
     sent,
     received: latencies.length,
-    lost: sentAt.size,
+    late: sentAt.size,
     failures: Object.fromEntries(failures),
     sentPerSec: sent / ((sendEnd - start) / 1000),
     deliveredPerSec: latencies.length / (((lastRecv || sendEnd) - start) / 1000),
@@ -193,21 +194,23 @@ try {
   const bare = await suite('bare', ctx);
   const parley = await suite('parley', ctx);
   console.log(`${bare.visitors} visitor sockets (max ${(Math.max(...RATES) / bare.visitors).toFixed(1)} events/s each), ${bare.agents} agent sockets\n`);
-  const head = `${'rate'.padEnd(10)}${'system'.padEnd(8)}${'sent/s'.padStart(9)}${'deliv/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'ack p50'.padStart(11)}  lost  refused`;
+  const head = `${'rate'.padEnd(10)}${'system'.padEnd(8)}${'sent/s'.padStart(9)}${'deliv/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'ack p50'.padStart(11)}  late  refused`;
   console.log(head);
   console.log('-'.repeat(head.length));
+  const legend = `late: sent, not refused, yet not at the agent ${DRAIN_MS / 1000} s after the last send; refused: negative acks`;
   for (let i = 0; i < RATES.length; i++) {
     for (const [name, r] of [['bare', bare.results[i]], ['parley', parley.results[i]]]) {
       const refused = Object.entries(r.failures).map(([k, v]) => `${v}x${k}`).join(' ') || '0';
       console.log(
-        `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.lost).padStart(4)}  ${refused}`,
+        `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.late).padStart(4)}  ${refused}`,
       );
     }
     const p = parley.results[i];
     const b = bare.results[i];
-    const sustained = p.deliveredPerSec >= 0.95 * p.rate && p.lost === 0;
+    const sustained = p.deliveredPerSec >= 0.95 * p.rate && p.late === 0;
     console.log(`${''.padEnd(10)}p50 ratio parley/bare ${(p.p50 / b.p50).toFixed(2)}x${sustained ? '' : `  (parley did NOT sustain ${p.rate}/s: ${p.deliveredPerSec.toFixed(0)}/s delivered)`}\n`);
   }
+  console.log(legend);
   const i500 = RATES.indexOf(500);
   if (i500 >= 0) {
     const p = parley.results[i500];

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { aiConversations, aiSettings, messages } from '../db/schema.js';
 import type { DomainEventMap } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
+import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { answer, learn } from './engine.js';
 import { asksForHuman, detectIntent } from './intents.js';
 import { llmConfigOf } from './llm.js';
@@ -57,6 +58,15 @@ export interface AiSettingsDto {
   threshold: number;
 }
 
+/** Read per visitor message by auto-answer: kept briefly per node (a save here forgets it). */
+const SETTINGS_CACHE_MS = 5000;
+const settingsCaches = new WeakMap<Db, TtlCache<string, AiSettingsDto>>();
+function cachedAiSettings(db: Db, accountId: string): Promise<AiSettingsDto> {
+  let cache = settingsCaches.get(db);
+  if (!cache) settingsCaches.set(db, (cache = ttlCache(SETTINGS_CACHE_MS)));
+  return cache.get(accountId, (id) => getAiSettings(db, id));
+}
+
 export async function getAiSettings(db: Db, accountId: string): Promise<AiSettingsDto> {
   const [row] = await db.select().from(aiSettings).where(eq(aiSettings.accountId, accountId));
   return { auto_answer_enabled: row?.autoAnswerEnabled ?? false, threshold: Math.round((row?.threshold ?? 0.8) * 100) / 100 };
@@ -69,6 +79,7 @@ export async function saveAiSettings(db: Db, accountId: string, patch: Partial<A
     updatedAt: new Date(),
   };
   await db.insert(aiSettings).values({ accountId, ...set }).onConflictDoUpdate({ target: aiSettings.accountId, set });
+  settingsCaches.get(db)?.forget(accountId);
   return getAiSettings(db, accountId);
 }
 
@@ -90,10 +101,11 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   const { accountId, conversation, visitor, message } = event;
   const text = message.message.trim();
   if (!text) return;
-  const settings = await getAiSettings(app.db, accountId);
+  // Cheapest first: live presence and the settings are cached per node.
+  if (await isAgentOnline(app.db, accountId)) return;
+  const settings = await cachedAiSettings(app.db, accountId);
   if (!settings.auto_answer_enabled) return;
   if (!(await hasProfessional(app.db, accountId, new Date()))) return; // Starter has no AI assistant
-  if (await isAgentOnline(app.db, accountId)) return;
   const [state] = await app.db.select().from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
   if (state?.handover) return; // a human was asked for: the bot stays quiet
   const bot = { visitor, senderType: 'bot' as const, authorId: null };

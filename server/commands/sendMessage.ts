@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { conversations, messages, users, visitors } from '../db/schema.js';
 import type { UploadedImage } from '../plugins/uploads.js';
@@ -177,33 +177,49 @@ function rowFromJson<T extends PgTable>(table: T, json: Record<string, unknown>)
   return out as T['$inferSelect'];
 }
 
+const param = (name: string) => sql.placeholder(name);
+
 /**
  * The common case in one statement (one round trip, atomic): the conversation exists and the
- * message is new. Anything else (first message, a repeated client_id) returns undefined and
- * takes the transaction path.
+ * message is new. Built once and run as a named prepared statement, so PostgreSQL parses and
+ * plans it once per connection, not once per message.
  */
+const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
+  with conv as (select id from ${conversations} where visitor_id = ${param('visitorId')}),
+  ins as (
+    insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path)
+    select ${param('accountId')}, conv.id, ${param('clientId')}, ${param('senderType')}, ${param('authorId')}, ${param('text')}, ${param('filePath')} from conv
+    on conflict (conversation_id, client_id) do nothing
+    returning *
+  ),
+  upd as (
+    update ${conversations} c set
+      last_message = ${param('lastMessage')},
+      last_message_at = ins.created_at,
+      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end,
+      status = case when ${param('fromVisitor')}::boolean then 'open' else c.status end
+    from ins where c.id = ins.conversation_id
+    returning c.*
+  )
+  select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c`);
+
+/** Anything else than the common case (first message, a repeated client_id) returns undefined and takes the transaction path. */
 async function appendToConversation(db: Db, input: SendMessageInput, filePath: string): Promise<SendMessageResult | undefined> {
   const { visitor } = input;
   const fromVisitor = input.senderType === 'visitor';
-  const res = await db.execute(sql`
-    with conv as (select id from ${conversations} where visitor_id = ${visitor.id}),
-    ins as (
-      insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path)
-      select ${visitor.accountId}, conv.id, ${input.clientId ?? null}, ${input.senderType}, ${input.authorId}, ${input.text}, ${filePath} from conv
-      on conflict (conversation_id, client_id) do nothing
-      returning *
-    ),
-    upd as (
-      update ${conversations} c set
-        last_message = ${input.text || IMAGE_PLACEHOLDER},
-        last_message_at = ins.created_at,
-        unread_count = case when ${fromVisitor} then c.unread_count + 1 else 0 end,
-        status = case when ${fromVisitor} then 'open' else c.status end
-      from ins where c.id = ins.conversation_id
-      returning c.*
-    )
-    select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c`);
-  const row = (res as unknown as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null }[] }).rows[0];
+  const statement = db._.session.prepareQuery(APPEND_QUERY, undefined, 'parley_append_message', false);
+  const res = await statement.execute({
+    visitorId: visitor.id,
+    accountId: visitor.accountId,
+    clientId: input.clientId ?? null,
+    senderType: input.senderType,
+    authorId: input.authorId,
+    text: input.text,
+    filePath,
+    lastMessage: input.text || IMAGE_PLACEHOLDER,
+    fromVisitor,
+  });
+  const row = (res as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null }[] }).rows[0];
   if (!row?.m || !row.c) return undefined;
   const message = rowFromJson(messages, row.m);
   return {

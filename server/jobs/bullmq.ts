@@ -1,7 +1,7 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { createClient } from 'redis';
 import { runJob, validatePayload } from './registry.js';
-import { PermanentJobError, type EnqueueOptions, type JobContext, type JobCounts, type JobRunner } from './types.js';
+import { DeferJob, PermanentJobError, type EnqueueOptions, type JobContext, type JobCounts, type JobRunner } from './types.js';
 
 const QUEUE_NAME = 'parley-jobs';
 const CONCURRENCY = 2;
@@ -67,10 +67,15 @@ export class BullmqRunner implements JobRunner {
     this.workerClient = this.client();
     this.worker = new Worker(
       QUEUE_NAME,
-      async (job) => {
+      async (job, token) => {
         try {
           await runJob(job.name, job.data, ctx);
         } catch (err) {
+          if (err instanceof DeferJob) {
+            // BullMQ's way to run the same job later: no attempt used, its deduplication id kept.
+            await job.moveToDelayed(err.untilMs, token);
+            throw new DelayedError();
+          }
           if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
           throw err;
         }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, lte, min } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { jobs } from '../db/schema.js';
 import { backoffDelay, runJob, validatePayload } from './registry.js';
-import { PermanentJobError, type EnqueueOptions, type JobContext, type JobCounts, type JobRunner } from './types.js';
+import { DeferJob, PermanentJobError, type EnqueueOptions, type JobContext, type JobCounts, type JobRunner } from './types.js';
 
 /** A running job whose process died is handed back after this long. */
 const LOCK_MS = 5 * 60_000;
@@ -164,6 +164,15 @@ export class InProcessRunner implements JobRunner {
       // Done jobs are not kept (like BullMQ's removeOnComplete); failed ones are.
       await this.db.delete(jobs).where(eq(jobs.id, job.id));
     } catch (err) {
+      if (err instanceof DeferJob) {
+        await this.db
+          .update(jobs)
+          .set({ status: 'pending', lockedUntil: null, runAt: new Date(err.untilMs), updatedAt: new Date() })
+          .where(eq(jobs.id, job.id))
+          .catch((e) => this.ctx.log.error({ err: e }, 'could not defer job'));
+        this.wakeAt(err.untilMs);
+        return;
+      }
       const error = err instanceof Error ? err.message : String(err);
       const exhausted = err instanceof PermanentJobError || attempts >= job.maxAttempts;
       this.ctx.log[exhausted ? 'error' : 'warn']({ err, job: job.name, id: job.id, attempts }, exhausted ? 'job failed' : 'job will retry');

@@ -57,3 +57,13 @@ export interface JobRunner extends JobQueue {
 
 /** A failure that retrying cannot fix (unknown job, bad payload): failed at once. */
 export class PermanentJobError extends Error {}
+
+/**
+ * Thrown by a handler whose job is not due yet: it runs again at `untilMs`. Not a failure (no
+ * attempt is used) and the job keeps its dedupe key, so triggers meanwhile still join it.
+ */
+export class DeferJob extends Error {
+  constructor(readonly untilMs: number) {
+    super(`deferred until ${new Date(untilMs).toISOString()}`);
+  }
+}

@@ -142,8 +142,35 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     expect(subjects().some((s) => s.startsWith(subject))).toBe(false);
   });
 
+  it('sends one missed-chat email per unanswered stretch: writing on joins it, an answer starts the next', async () => {
+    const { app, owner } = await setup({ missedChatDelaySeconds: 1, batchWindowSeconds: 1 });
+    await app.database.db
+      .update(widgetSettings)
+      .set({ emailNotifications: { newChats: false, offlineMessages: false, missedChats: true } })
+      .where(eq(widgetSettings.accountId, owner.user.account_id));
+    const v = await visitorSays(owner, 'one');
+    await visitorSays(owner, 'two', v);
+    await visitorSays(owner, 'three', v);
+    const [first] = await smtp.waitFor(1);
+    await sleep(1500);
+    expect(smtp.mails).toHaveLength(1);
+    expect(first!.text).toContain('Vera <b>: three');
+    await visitorSays(owner, 'still waiting', v); // the same stretch: no second email
+    await sleep(1500);
+    expect(smtp.mails).toHaveLength(1);
+    const reply = await call(app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: 'Sorry, here now' } });
+    expect(reply.status).toBe(201);
+    await visitorSays(owner, 'four', v); // a new stretch, unanswered again
+    const mails = await smtp.waitFor(2, 5000);
+    expect(decodeHeader(mails[1]!.headers.subject!)).toBe('Missed chat from Vera <b>');
+    expect(mails[1]!.text).toContain('Vera <b>: four');
+    await app.events.drain();
+    expect(await app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
+  });
+
   it('sends at most one email per conversation and kind within the window, then the latest messages', async () => {
-    const { app, owner } = await setup({ batchWindowSeconds: 2 });
+    // One attempt only: waiting for the window's end is not a failed attempt.
+    const { app, owner } = await setup({ batchWindowSeconds: 2, attempts: 1 });
     await app.database.db
       .update(widgetSettings)
       .set({ emailNotifications: { newChats: false, offlineMessages: true, missedChats: false } })
@@ -160,6 +187,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     expect(mails).toHaveLength(2);
     expect(mails[1]!.text).toContain('Vera <b>: second');
     expect(mails[1]!.text).toContain('Vera <b>: third');
+    expect((await app.jobs.counts()).failed).toBe(0);
   });
 
   it('retries when the SMTP server fails, then delivers the email once', async () => {

@@ -2,7 +2,7 @@ import { and, desc, eq, gt, max, ne } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { conversations, messages, sentEmails, users, visitors, widgetSettings } from '../db/schema.js';
 import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
-import type { JobContext } from '../jobs/types.js';
+import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
 import { sendOnce } from './sendOnce.js';
 
@@ -21,7 +21,7 @@ export interface NotifyPayload {
 }
 
 /** When the last email of this kind for the conversation was sent (the batching window). */
-export async function lastSentAt(db: Db, conversationId: number, kind: NotificationKind, exceptKey = ''): Promise<Date | null> {
+async function lastSentAt(db: Db, conversationId: number, kind: NotificationKind, exceptKey = ''): Promise<Date | null> {
   const [row] = await db
     .select({ at: max(sentEmails.sentAt) })
     .from(sentEmails)
@@ -59,8 +59,9 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
   const key = `${kind}:${conversation.id}:${p.key}`;
   const last = await lastSentAt(db, conversation.id, kind, key);
   if (last && Date.now() - last.getTime() < ctx.settings.batchWindowMs) {
-    log.info({ kind, conversationId: conversation.id }, 'notification batched: one was sent within the window');
-    return;
+    // One was sent within the window: this one goes at the window's end, with the latest messages.
+    log.info({ kind, conversationId: conversation.id }, 'notification batched until the window ends');
+    throw new DeferJob(last.getTime() + ctx.settings.batchWindowMs);
   }
 
   const [owner] = await db

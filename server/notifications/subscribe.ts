@@ -8,7 +8,6 @@ import type { DomainEvents } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
 import { chatLimitNoticeSent } from './chatLimit.js';
 import type { NotificationKind } from './compose.js';
-import { lastSentAt } from './notify.js';
 
 const JOB: Record<NotificationKind, 'notify.newChat' | 'notify.offlineMessage' | 'notify.missedChat'> = {
   newChat: 'notify.newChat',
@@ -23,17 +22,16 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
   const { db, events, jobs, settings } = deps;
 
   /**
-   * One pending job per conversation and kind (later triggers join it), and none before the
-   * batching window since the last email ends: a busy visitor gets one email, sent with the
-   * latest messages, instead of a flood.
+   * One pending job per conversation and kind (later triggers join it). The job itself waits
+   * for the end of the batching window since the last email (notifyOwner defers): a busy
+   * visitor gets one email, sent with the latest messages, instead of a flood, and a visitor
+   * message costs no lookup here.
    */
   async function schedule(kind: NotificationKind, accountId: string, conversationId: number, delayMs = 0, messageId?: number) {
-    const last = await lastSentAt(db, conversationId, kind);
-    const windowLeft = last ? last.getTime() + settings.batchWindowMs - Date.now() : 0;
     await jobs.enqueue(
       JOB[kind],
       { accountId, conversationId, key: randomUUID(), ...(messageId !== undefined ? { messageId } : {}) },
-      { delayMs: Math.max(delayMs, windowLeft, 0), dedupeKey: `notify:${kind}:${conversationId}` },
+      { delayMs, dedupeKey: `notify:${kind}:${conversationId}` },
     );
   }
 
@@ -48,7 +46,11 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
     if (e.message.senderType !== 'visitor') return;
     if (e.conversationCreated) await schedule('newChat', e.accountId, conversationId);
     if (!(await isAgentOnline(db, e.accountId))) await schedule('offlineMessage', e.accountId, conversationId);
-    await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
+    // The missed-chat clock starts at the first visitor message since the last answer (or read):
+    // later ones join that stretch, so a visitor writing on costs no job write per message.
+    if (e.conversationCreated || e.conversation.unreadCount <= 1) {
+      await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
+    }
     // Background: a send's ack never waits for presence lookups or job writes. A missed-chat job
     // that lands after the agent's cancel is harmless: it checks for an answer when it runs.
   }, { background: true });

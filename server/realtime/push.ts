@@ -20,8 +20,10 @@ export function subscribePush(app: FastifyInstance): void {
     const messageDto = presentMessage(message, visitor.id, authorName);
     const conversationDto = presentConversation(conversation, visitor);
     const audience = conversationAudience(conversation);
+    // Consoles get the conversation with the message (one publish per message); a new
+    // conversation is announced on its own for the screens that only list conversations.
     io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
-    io.to(audience).emit(conversationCreated ? EVENTS.conversationCreated : EVENTS.conversationUpdated, { conversation: conversationDto });
+    if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
     io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
   });
 

@@ -70,6 +70,10 @@ describe('live chat on one node', () => {
     expect(pushed.message).toEqual(ack.data);
     expect(pushed.conversation.visitor_name).toBe('Live Lara');
     expect((await created).conversation.unread_count).toBe(1);
+    // A message on a going conversation carries the conversation as it is now (the console's list).
+    const second = next(agent, EVENTS.messageCreated, (p) => p.message.client_id === 'w-2');
+    expect((await emitAck(widget, EVENTS.messageSend, { message: 'Hello?', client_id: 'w-2' })).ok).toBe(true);
+    expect((await second).conversation).toMatchObject({ visitor_id: visitor.id, last_message: 'Hello?', unread_count: 2 });
 
     const typing = next(widget, EVENTS.typing);
     agent.emit(EVENTS.typing, { visitor_id: visitor.id, typing: true });
@@ -89,7 +93,7 @@ describe('live chat on one node', () => {
 
     // Both paths give the same result: the REST history holds exactly what the sockets carried.
     const history = await call(t.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
-    expect(history.body.data.map((m: { id: number }) => m.id)).toEqual([ack.data.id, agentAck.data.id]);
+    expect(history.body.data.map((m: { id: number }) => m.id)).toEqual([ack.data.id, (await second).message.id, agentAck.data.id]);
   });
 
   it('answers a retried send with the same stored message, and pushes it once', async () => {

@@ -1,6 +1,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
+import { type TtlCache, ttlCache } from './ttlCache.js';
 
 /**
  * A console session used this recently counts as an online agent even without a socket (the
@@ -8,36 +9,25 @@ import { authTokens, users } from '../db/schema.js';
  */
 export const AGENT_ONLINE_WINDOW_MS = 90_000;
 
-/** Live socket presence, registered by the real-time layer for its app's database. */
-const livePresence = new WeakMap<Db, (accountId: string) => Promise<boolean>>();
-const liveCaches = new WeakMap<Db, Map<string, unknown>>();
-
-/** A console socket of the account came or went on this node: forget the cached answer. */
-export function forgetPresence(db: Db, accountId: string): void {
-  liveCaches.get(db)?.delete(accountId);
-}
-
 /** A cluster-wide socket lookup per visitor message would be costly: answers are kept this long. */
 const LIVE_CACHE_MS = 2000;
 
+/** Live socket presence, registered by the real-time layer for its app's database. */
+const livePresence = new WeakMap<Db, { check: (accountId: string) => Promise<boolean>; cache: TtlCache<string, boolean> }>();
+
+/** A console socket of the account came or went on this node: forget the cached answer. */
+export function forgetPresence(db: Db, accountId: string): void {
+  livePresence.get(db)?.cache.forget(accountId);
+}
+
 export function useLivePresence(db: Db, check: (accountId: string) => Promise<boolean>): void {
-  const cache = new Map<string, { at: number; online: Promise<boolean> }>();
-  liveCaches.set(db, cache);
-  livePresence.set(db, (accountId) => {
-    const now = Date.now();
-    const hit = cache.get(accountId);
-    if (hit && now - hit.at < LIVE_CACHE_MS) return hit.online;
-    if (cache.size > 10_000) cache.clear();
-    const online = check(accountId);
-    cache.set(accountId, { at: now, online });
-    return online;
-  });
+  livePresence.set(db, { check, cache: ttlCache(LIVE_CACHE_MS) });
 }
 
 /** Whether any agent of the account is online: a connected console socket (any node), or a recently used session. */
 export async function isAgentOnline(db: Db, accountId: string, now = new Date()): Promise<boolean> {
   const live = livePresence.get(db);
-  if (live && (await live(accountId))) return true;
+  if (live && (await live.cache.get(accountId, live.check))) return true;
   const [row] = await db
     .select({ id: authTokens.id })
     .from(authTokens)

@@ -12,7 +12,10 @@ export const EVENTS = {
   messageCreated: 'message.created',
   /** both ways: someone read up to last_id. Payload SeenPayload. */
   messageSeen: 'message.seen',
-  /** server -> console: a conversation appeared / changed (last message, assignee, unread). */
+  /**
+   * server -> console: a conversation appeared / changed (assignee, read). A new message's
+   * change to its conversation comes inside message.created (MessageCreatedPayload.conversation).
+   */
   conversationCreated: 'conversation.created',
   conversationUpdated: 'conversation.updated',
   /** server -> console: widget presence. Payload VisitorPresencePayload. */
@@ -36,7 +39,7 @@ export type EventName = (typeof EVENTS)[keyof typeof EVENTS];
 
 export interface MessageCreatedPayload {
   message: MessageDto;
-  /** Console only: the conversation after the message. */
+  /** Console only: the conversation after the message (last message, unread count, status). */
   conversation?: ConversationDto;
 }
 export interface ConversationPayload {
