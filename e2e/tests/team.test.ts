@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiCall, base, createVisitor, eventually, integrationSnippet, PASSWORD, registerOwner, uniqueEmail, visitorSays } from '../support/api';
-import { closeBrowser, newSession, pathOf, visible, waitForPath } from '../support/browser';
+import { apiCall, base, createVisitor, eventually, integrationSnippet, login, PASSWORD, registerOwner, uniqueEmail, visitorSays } from '../support/api';
+import { closeBrowser, hidden, newSession, pathOf, visible, waitForPath } from '../support/browser';
 
 afterAll(closeBrowser);
 
@@ -84,6 +84,47 @@ describe('team (journey 6)', () => {
       return !after.body.data.some((m) => m.email === agentEmail);
     }, 'the member gone from GET /api/vms/team');
     expect(pathOf(page)).toBe('/team');
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a member's console follows a status change live: disabled hides Attach image, active shows it again", async () => {
+    const owner = await registerOwner('Sara Status');
+    const { key } = await integrationSnippet(owner.token);
+    const visitor = await createVisitor(key, { name: 'Dora Disabled' });
+    await visitorSays(visitor, 'Hello there');
+    const roles = (await apiCall<TeamBody>('GET', '/api/vms/team', { token: owner.token })).body.roles;
+    const email = uniqueEmail('status-member');
+    const created = await apiCall<{ data: { id: number } }>('POST', '/api/vms/team', {
+      token: owner.token,
+      body: { name: 'Milo Member', email, password: PASSWORD, role_id: roles.find((r) => r.name === 'Admin')!.id },
+    });
+    expect(created.status).toBe(201);
+    const memberId = created.body.data.id;
+    const token = await login(email, PASSWORD);
+
+    const { page, pageErrors } = await newSession({ token });
+    await page.goto(`${base()}/conversations`);
+    await visible(page.getByText('Live: new messages appear as they arrive'));
+    await page.getByRole('list', { name: 'Conversation list' }).getByRole('button', { name: /Dora Disabled/ }).click();
+    const chat = page.getByRole('region', { name: 'Chat with Dora Disabled' });
+    const attach = chat.getByRole('button', { name: 'Attach image' });
+    await visible(attach);
+
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()));
+    const disable = await apiCall('PATCH', `/api/vms/team/${memberId}`, { token: owner.token, body: { status: 'disabled' } });
+    expect(disable.status).toBe(200);
+    await hidden(attach);
+    // Back live under the new status, and text still goes out.
+    await visible(page.getByText('Live: new messages appear as they arrive'));
+    await chat.getByRole('textbox', { name: 'Message' }).fill('Text still works');
+    await chat.getByRole('button', { name: 'Send message' }).click();
+    await visible(chat.getByRole('log', { name: 'Messages' }).getByText('Text still works'));
+
+    expect((await apiCall('PATCH', `/api/vms/team/${memberId}`, { token: owner.token, body: { status: 'active' } })).status).toBe(200);
+    await visible(attach);
+    expect(navigations).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.context().close();
   });

@@ -6,6 +6,7 @@ export interface TeamMemberRow {
   email: string;
   roleId: number | null;
   roleName: string | null;
+  status: 'active' | 'disabled';
 }
 
 export interface AssignedVisitorRow {
@@ -28,6 +29,7 @@ export function presentTeamMember(member: TeamMemberRow, assigned: AssignedVisit
     email: member.email,
     // Members are always created with a role; a null one (role row removed by hand) still presents.
     role: { id: member.roleId ?? 0, name: member.roleName ?? '' },
+    status: member.status,
     assigned_users: assigned.map(presentAssignableUser),
   };
 }

@@ -52,6 +52,10 @@ export function subscribePush(app: FastifyInstance): void {
     }
   });
 
+  on('user.statusChanged', ({ userId }) => {
+    io.in(rooms.user(userId)).disconnectSockets(true);
+  });
+
   on('sessions.revoked', ({ tokenHash, userId, exceptTokenHash, accountId }) => {
     let target = accountId ? io.in([rooms.console(accountId), rooms.widgets(accountId)]) : tokenHash ? io.in(rooms.token(tokenHash)) : userId !== undefined ? io.in(rooms.user(userId)) : undefined;
     if (!target) return;

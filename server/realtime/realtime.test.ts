@@ -173,6 +173,23 @@ describe('live chat on one node', () => {
     await memberClosed;
   });
 
+  it("closes a member's live sockets at once when their status changes; they may connect again under the new status", async () => {
+    const member = await buildMember(t.app, owner, 'Agent');
+    const memberSock = await agentSocket(member.token);
+    const ownerSock = await agentSocket(owner.token);
+    const closed = new Promise<string>((r) => memberSock.once('disconnect', r));
+    const ownerKept = silence(ownerSock, 'disconnect', 500);
+    const res = await call(t.app, 'PATCH', `/api/vms/team/${member.id}`, { token: owner.token, body: { status: 'disabled' } });
+    expect(res.status).toBe(200);
+    expect(await closed).toBe('io server disconnect');
+    await ownerKept;
+    // Setting the same status again changes nothing, so nothing is closed.
+    const again = await agentSocket(member.token);
+    const stays = silence(again, 'disconnect', 500);
+    expect((await call(t.app, 'PATCH', `/api/vms/team/${member.id}`, { token: owner.token, body: { status: 'disabled' } })).status).toBe(200);
+    await stays;
+  });
+
   it('tells widgets whether an agent is online', async () => {
     const acct = await buildAccount(t.app);
     // Registering counts as activity; make the session an hour old so only a live socket counts.

@@ -31,6 +31,11 @@ export interface DomainEventMap {
    * must close at once. Any combination of the fields narrows or widens what is closed.
    */
   'sessions.revoked': { tokenHash?: string; userId?: number; exceptTokenHash?: string; accountId?: string };
+  /**
+   * A member's status changed: their live sockets close at once, so none goes on under the old
+   * rights (the console reconnects and reloads the user).
+   */
+  'user.statusChanged': { accountId: string; userId: number; status: 'active' | 'disabled' };
   /** A conversation was read by an agent (unread reset). */
   'conversation.read': { accountId: string; conversation: Row<typeof conversations>; lastId: number };
   /** A visitor left a message through the offline form. */

@@ -30,6 +30,7 @@ const OWNER_ONLY = [
   'POST /api/vms/team',
   'DELETE /api/vms/team/00000000-0000-4000-8000-000000000000',
   'POST /api/vms/team/00000000-0000-4000-8000-000000000000/assign',
+  'PATCH /api/vms/team/00000000-0000-4000-8000-000000000000',
   'GET /api/user/subscriptions',
   'DELETE /api/vms/user/delete',
 ];
@@ -60,7 +61,7 @@ describe('route matrix', () => {
     for (const key of OWNER_ONLY) {
       const [method, url] = key.split(' ') as [string, string];
       for (const member of [admin, agent]) {
-        const res = await call(t.app, method as 'GET', url, { token: member.token, ...(method === 'POST' ? { body: {} } : {}) });
+        const res = await call(t.app, method as 'GET', url, { token: member.token, ...(method === 'POST' || method === 'PATCH' ? { body: {} } : {}) });
         expect(res.status, `${key} as member`).toBe(403);
       }
     }

@@ -47,13 +47,13 @@ async function snapshotOfA() {
     .where(eq(conversations.accountId, a.user.account_id))
     .orderBy(conversations.id);
   const msgs = await db.select({ id: messages.id }).from(messages).where(eq(messages.accountId, a.user.account_id));
-  const members = await db.select({ id: users.id }).from(users).where(eq(users.accountId, a.user.account_id)).orderBy(users.id);
+  const members = await db.select({ id: users.id, status: users.status }).from(users).where(eq(users.accountId, a.user.account_id)).orderBy(users.id);
   return { convs, messageCount: msgs.length, members };
 }
 
 /** B's call with A's id must answer 404, exactly as for an id that does not exist, and leave A's data as it was. */
 async function expectSameAsUnknown(
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH',
   token: string,
   foreign: { url: string; body?: unknown },
   unknown: { url: string; body?: unknown },
@@ -99,6 +99,12 @@ describe("account B's tokens against account A's ids", () => {
     // B's owner cannot delete A's owner either.
     await expectSameAsUnknown('DELETE', b.token, { url: `/api/vms/team/${a.user.id}` }, { url: `/api/vms/team/${UNKNOWN_MEMBER}` });
     expect((await call(t.app, 'GET', '/api/vms/user', { token: aMember.token })).status).toBe(200);
+  });
+
+  it("PATCH /api/vms/team/:id answers 404 to B's owner and leaves A's member active", async () => {
+    const body = { status: 'disabled' };
+    await expectSameAsUnknown('PATCH', b.token, { url: `/api/vms/team/${aMember.id}`, body }, { url: `/api/vms/team/${UNKNOWN_MEMBER}`, body });
+    expect((await call(t.app, 'GET', '/api/vms/user', { token: aMember.token })).body.status).toBe('active');
   });
 
   it('POST /api/vms/team/:id/assign answers 404 to B\'s owner, even with an empty list', async () => {

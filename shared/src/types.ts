@@ -89,6 +89,8 @@ export interface TeamMemberDto {
   name: string;
   email: string;
   role: { id: number; name: string };
+  /** 'disabled': may not attach images (PRODUCT.md section 2). */
+  status: 'active' | 'disabled';
   assigned_users: { id: string; name: string }[];
 }
 

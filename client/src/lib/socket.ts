@@ -1,5 +1,7 @@
+import type { UserDto } from '@parley/shared';
 import { io, type Socket } from 'socket.io-client';
-import { getToken } from './api';
+import { useAuth } from '../stores/auth';
+import { api, getToken } from './api';
 
 /**
  * The console's one Socket.IO connection (PRODUCT.md section 5), shared by every screen that
@@ -14,14 +16,29 @@ export function acquireSocket(): Socket | null {
   if (!token) return null;
   users++;
   if (!socket) {
-    socket = io(window.location.origin, {
+    const s = io(window.location.origin, {
       auth: { token },
       transports: ['websocket', 'polling'],
       reconnectionDelay: 1000,
       reconnectionDelayMax: 10_000,
     });
+    // The server closed it on purpose: the session ended, or this user's status changed.
+    s.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect') void comeBackIfSignedIn(s);
+    });
+    socket = s;
   }
   return socket;
+}
+
+/** Reloads the user (the screens follow the new status) and reconnects while the session is valid. */
+async function comeBackIfSignedIn(s: Socket): Promise<void> {
+  try {
+    useAuth.getState().setUser(await api.get<UserDto>('/api/vms/user'));
+  } catch {
+    return; // the session is over: stay closed; the next REST call says so
+  }
+  if (socket === s) s.connect();
 }
 
 export function releaseSocket(): void {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversations, users, visitors } from '../../db/schema.js';
 import { hashToken, newToken } from '../../services/secrets.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
+import { buildChattingVisitor, pngPart, postForm } from '../../test/chatFactories.js';
 import { buildAccount, buildMember, call, insertVisitorWithConversation, type TestOwner } from '../../test/factories.js';
 
 let t: TestApp;
@@ -63,13 +64,14 @@ describe('GET /api/vms/team', () => {
         name: 'Alan Agent',
         email: agent.email,
         role: { id: roleIds.Agent, name: 'Agent' },
+        status: 'active',
         // Newest conversation first; a nameless visitor is 'Anonymous'.
         assigned_users: [
           { id: v2.visitorId, name: 'Anonymous' },
           { id: v1.visitorId, name: 'Vic' },
         ],
       },
-      { id: admin.id, name: 'Ada Admin', email: admin.email, role: { id: roleIds.Admin, name: 'Admin' }, assigned_users: [] },
+      { id: admin.id, name: 'Ada Admin', email: admin.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [] },
     ]);
   });
 
@@ -110,7 +112,7 @@ describe('POST /api/vms/team', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       message: 'success',
-      data: { id: expect.any(Number), name: "<b>Bobby</b> Tables'; --", email: body.email, role: { id: roleIds.Admin, name: 'Admin' }, assigned_users: [] },
+      data: { id: expect.any(Number), name: "<b>Bobby</b> Tables'; --", email: body.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [] },
     });
 
     const [row] = await t.database.db.select().from(users).where(eq(users.id, res.body.data.id));
@@ -233,6 +235,7 @@ describe('POST /api/vms/team/:id/assign', () => {
         name: 'Agent Member',
         email: member.email,
         role: { id: roleIds.Agent, name: 'Agent' },
+        status: 'active',
         assigned_users: [
           { id: b.visitorId, name: 'Ben' },
           { id: a.visitorId, name: 'Amy' },
@@ -300,6 +303,50 @@ describe('POST /api/vms/team/:id/assign', () => {
   });
 });
 
+describe('PATCH /api/vms/team/:id', () => {
+  it("sets a member's status: disabled may not attach images, active again may; the list shows it", async () => {
+    const owner = await buildAccount(t.app);
+    const member = await buildMember(t.app, owner, 'Agent');
+    const v = await buildChattingVisitor(t.app, owner.widgetKey);
+    const disable = await call(t.app, 'PATCH', `/api/vms/team/${member.id}`, { token: owner.token, body: { status: 'disabled' } });
+    expect(disable.status).toBe(200);
+    expect(disable.body).toMatchObject({ message: 'success', data: { id: member.id, status: 'disabled', role: { name: 'Agent' } } });
+    expect((await call(t.app, 'GET', '/api/vms/user', { token: member.token })).body.status).toBe('disabled');
+    expect((await postForm(t.app, '/api/vms/messages', member.token, { visitor_id: v.id, message: 'see' }, pngPart())).status).toBe(403);
+
+    const enable = await call(t.app, 'PATCH', `/api/vms/team/${member.id}`, { token: owner.token, body: { status: 'active' } });
+    expect(enable.body.data.status).toBe('active');
+    expect((await postForm(t.app, '/api/vms/messages', member.token, { visitor_id: v.id, message: 'see' }, pngPart())).status).toBe(201);
+    const team = await call(t.app, 'GET', '/api/vms/team', { token: owner.token });
+    expect(team.body.data.map((m: { status: string }) => m.status)).toEqual(['active']);
+  });
+
+  it('refuses a missing or unknown status with 422 and changes nothing', async () => {
+    const owner = await buildAccount(t.app);
+    const member = await buildMember(t.app, owner, 'Agent');
+    for (const body of [{}, { status: 'banned' }, { status: 1 }]) {
+      const res = await call(t.app, 'PATCH', `/api/vms/team/${member.id}`, { token: owner.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.errors.status).toEqual(["Status must be 'active' or 'disabled'"]);
+    }
+    const [row] = await t.database.db.select({ status: users.status }).from(users).where(eq(users.id, member.id));
+    expect(row?.status).toBe('active');
+  });
+
+  it("answers 404 for another account's member, the owner themselves, unknown and malformed ids", async () => {
+    const owner = await buildAccount(t.app);
+    const other = await buildAccount(t.app);
+    const foreign = await buildMember(t.app, other, 'Agent');
+    for (const id of [foreign.id, owner.user.id, 2_000_000_000, 'abc', '-1']) {
+      const res = await call(t.app, 'PATCH', `/api/vms/team/${id}`, { token: owner.token, body: { status: 'disabled' } });
+      expect(res.status, String(id)).toBe(404);
+    }
+    const rows = await t.database.db.select({ status: users.status }).from(users).where(eq(users.id, foreign.id));
+    expect(rows[0]?.status).toBe('active');
+    expect((await call(t.app, 'GET', '/api/vms/user', { token: owner.token })).body.status).toBe('active');
+  });
+});
+
 describe('who may manage the team', () => {
   const endpoints = (memberId: number, visitorId: string): [string, string, unknown][] => [
     ['GET', '/api/vms/team', undefined],
@@ -309,6 +356,7 @@ describe('who may manage the team', () => {
     ['DELETE', `/api/vms/team/${memberId}`, undefined],
     ['POST', `/api/vms/team/${memberId}/assign`, { user_ids: [visitorId] }],
     ['POST', `/api/vms/team/${memberId}/assign`, { user_ids: 'bad' }],
+    ['PATCH', `/api/vms/team/${memberId}`, { status: 'disabled' }],
   ];
 
   it('answers 401 without a token or with a revoked one, on every endpoint', async () => {

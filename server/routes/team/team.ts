@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addMemberSchema, assignUsersSchema, type TeamMemberDto } from '@parley/shared';
+import { addMemberSchema, assignUsersSchema, memberStatusSchema, type TeamMemberDto } from '@parley/shared';
 import { addTeamMember } from '../../commands/addTeamMember.js';
 import { assignUsers } from '../../commands/assignUsers.js';
 import { deleteTeamMember } from '../../commands/deleteTeamMember.js';
@@ -29,7 +29,7 @@ function parseMemberId(raw: string): number {
 async function loadMembers(db: Db, actor: Actor, onlyId?: number): Promise<TeamMemberDto[]> {
   const inAccount = and(eq(users.accountId, actor.accountId), eq(users.type, 'team_member'));
   const members = await db
-    .select({ id: users.id, name: users.name, email: users.email, roleId: users.roleId, roleName: roles.name })
+    .select({ id: users.id, name: users.name, email: users.email, roleId: users.roleId, roleName: roles.name, status: users.status })
     .from(users)
     .leftJoin(roles, eq(roles.id, users.roleId))
     .where(onlyId === undefined ? inAccount : and(inAccount, eq(users.id, onlyId)))
@@ -98,6 +98,27 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: unassigned });
     return { message: 'success' };
   });
+
+  // Not in SPEC.md's screens: the owner sets a member's status through the API (PRODUCT.md section 2).
+  app.patch(
+    '/team/:id',
+    { schema: { tags: ['team'], params: memberParams, body: memberStatusSchema, ...secured }, onRequest },
+    async (request) => {
+      const id = parseMemberId(request.params.id);
+      const { status } = request.body;
+      const { accountId } = request.actor;
+      const [before] = await app.db
+        .select({ status: users.status })
+        .from(users)
+        .where(and(eq(users.id, id), eq(users.accountId, accountId), eq(users.type, 'team_member')));
+      if (!before) throw notFound();
+      if (before.status !== status) {
+        await app.db.update(users).set({ status }).where(and(eq(users.id, id), eq(users.accountId, accountId)));
+        await app.events.emit('user.statusChanged', { accountId, userId: id, status });
+      }
+      return { message: 'success', data: await loadMember(app.db, request.actor, id) };
+    },
+  );
 
   app.post(
     '/team/:id/assign',

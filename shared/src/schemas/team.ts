@@ -18,3 +18,9 @@ export const assignUsersSchema = z.object({
     .max(1000, { error: 'At most 1000 users can be assigned at once' }),
 });
 export type AssignUsersInput = z.input<typeof assignUsersSchema>;
+
+/** PATCH /api/vms/team/{id}: 'disabled' takes away attaching images (PRODUCT.md section 2). */
+export const memberStatusSchema = z.object({
+  status: z.enum(['active', 'disabled'], { error: "Status must be 'active' or 'disabled'" }),
+});
+export type MemberStatusInput = z.input<typeof memberStatusSchema>;
