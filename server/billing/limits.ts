@@ -86,7 +86,10 @@ export function monthOf(now: Date): { start: Date; end: Date } {
 /** 'YYYY-MM' of the calendar month (UTC) holding `now`: the chat limit notice is sent once per month. */
 export const monthKey = (now: Date): string => now.toISOString().slice(0, 7);
 
-/** New chats (conversations opened) this calendar month; conversations holding only an offline-form message do not count. */
+/**
+ * New chats this calendar month: conversations that became chats this month (opened live, or
+ * an offline-form conversation whose visitor then wrote live); offline-form ones do not count.
+ */
 export async function chatsThisMonth(db: Tx, accountId: string, now: Date): Promise<number> {
   const { start, end } = monthOf(now);
   const [row] = await db
@@ -95,9 +98,8 @@ export async function chatsThisMonth(db: Tx, accountId: string, now: Date): Prom
     .where(
       and(
         eq(conversations.accountId, accountId),
-        eq(conversations.countsTowardLimit, true),
-        gte(conversations.createdAt, start),
-        lt(conversations.createdAt, end),
+        gte(conversations.countedAt, start),
+        lt(conversations.countedAt, end),
       ),
     );
   return Number(row?.n ?? 0);
@@ -132,11 +134,11 @@ export async function assertVisitorCanChat(
 ): Promise<void> {
   const { db } = deps;
   const [open] = await db
-    .select({ id: conversations.id, counts: conversations.countsTowardLimit })
+    .select({ id: conversations.id, countedAt: conversations.countedAt })
     .from(conversations)
     .where(eq(conversations.visitorId, visitor.id))
     .limit(1);
-  if (open?.counts) return;
+  if (open?.countedAt) return;
   if (open) {
     const [answered] = await db
       .select({ id: messages.id })
@@ -150,5 +152,5 @@ export async function assertVisitorCanChat(
     throw new HttpError(403, CHAT_LIMIT_MESSAGE);
   }
   // The offline-form conversation becomes a chat of this month's count.
-  if (open) await db.update(conversations).set({ countsTowardLimit: true }).where(eq(conversations.id, open.id));
+  if (open) await db.update(conversations).set({ countedAt: now }).where(eq(conversations.id, open.id));
 }

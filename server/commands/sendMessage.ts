@@ -92,7 +92,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
     if (!conversation) {
       const created = await tx
         .insert(conversations)
-        .values({ accountId, visitorId: visitor.id, countsTowardLimit: input.countsTowardLimit ?? true })
+        .values({ accountId, visitorId: visitor.id, ...(input.countsTowardLimit === false ? { countedAt: null } : {}) })
         .onConflictDoNothing({ target: conversations.visitorId })
         .returning();
       opened = created.length > 0;

@@ -130,8 +130,11 @@ export const conversations = pgTable(
     lastMessage: text('last_message').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true }),
     unreadCount: integer('unread_count').notNull().default(0),
-    /** False while the conversation only holds an offline-form message: not a chat of the plan's monthly limit. */
-    countsTowardLimit: boolean('counts_toward_limit').notNull().default(true),
+    /**
+     * When it became one of the plan's monthly chats (its opening, usually); null while it only
+     * holds an offline-form message. The month of this instant is the month it counts in.
+     */
+    countedAt: timestamp('counted_at', { withTimezone: true, mode: 'date' }).defaultNow(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -139,6 +142,7 @@ export const conversations = pgTable(
     index('conversations_account_last_idx').on(t.accountId, t.lastMessageAt.desc()),
     index('conversations_assignee_idx').on(t.assigneeId),
     index('conversations_account_created_idx').on(t.accountId, t.createdAt),
+    index('conversations_account_counted_idx').on(t.accountId, t.countedAt),
   ],
 );
 

@@ -135,4 +135,15 @@ describe('the offline form for a visitor refused by the limit', () => {
     expect((await say(away.token, 'and on')).status).toBe(201);
     expect((await say((await buildVisitor(t.app, owner.widgetKey)).token, 'the 101st')).status).toBe(403);
   });
+
+  it('counts an offline conversation of last month in this month once its visitor writes live', async () => {
+    const owner = await starterWithChats(5);
+    const away = await buildVisitor(t.app, owner.widgetKey);
+    expect((await leaveOffline(away.token, 'left a note last month')).status).toBe(201);
+    const lastMonth = new Date(Date.now() - 40 * 86_400_000);
+    await t.database.db.update(conversations).set({ createdAt: lastMonth }).where(eq(conversations.visitorId, away.id));
+    expect(await planOf(owner)).toMatchObject({ chats_this_month: 5 });
+    expect((await say(away.token, 'back, and live now')).status).toBe(201);
+    expect(await planOf(owner)).toMatchObject({ chats_this_month: 6 });
+  });
 });
