@@ -8,6 +8,7 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
 import { buildApp } from '../app.js';
+import { REPO_ROOT } from '../paths.js';
 import { loadConfig } from '../config.js';
 import { openPostgres, type Database } from '../db/client.js';
 import { createPgDatabase } from '../test/harness.js';
@@ -75,6 +76,37 @@ async function stopNode(node: Node): Promise<void> {
   await node.database.close();
 }
 
+/**
+ * A node in its own process (the server's real entry point, run from source with tsx), so it can
+ * be killed outright: no close hooks, no draining, sockets cut mid-write.
+ */
+const processes: ChildProcess[] = [];
+async function spawnNode(): Promise<{ base: string; child: ChildProcess; output: () => string }> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.homedir(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'server/index.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  processes.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) return { base, child, output: () => out };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`node process did not become ready:\n${out}`);
+}
+
 const sockets: Socket[] = [];
 const track = (s: Socket) => {
   sockets.push(s);
@@ -98,6 +130,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of sockets) s.close();
+  for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   for (const n of [...nodes]) await stopNode(n);
   await stopRedis();
   await dropDb();
@@ -182,6 +215,67 @@ describe('two nodes through Redis', () => {
     const live = next(again, EVENTS.messageCreated, (p) => p.message.client_id === 'back-1');
     await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'welcome back', client_id: 'back-1' });
     await live;
+  }, 120_000);
+
+  it('node A killed outright (SIGKILL) while the visitor writes: it resends its outbox on B; nothing lost, nothing doubled, the agent catches up', async () => {
+    const nodeA = await spawnNode();
+    const visitor = await buildVisitor(B.app, owner.widgetKey, { name: 'Killed Node' });
+    const agent = await agentOn(B);
+    const pushed: number[] = [];
+    agent.on(EVENTS.messageCreated, (p: { message: MessageDto }) => {
+      if (p.message.visitor_id === visitor.id) pushed.push(p.message.id);
+    });
+    const onA = track(connect(nodeA.base, { widget_key: owner.widgetKey, visitor_token: visitor.token }));
+    await connected(onA);
+
+    // The widget's outbox: every message keeps its client_id until a stored copy is acked.
+    const TOTAL = 40;
+    const outbox = Array.from({ length: TOTAL }, (_, i) => ({ message: `note ${i}`, client_id: `kill-${i}` }));
+    const ackedOnA = new Map<string, number>();
+    let resync: Promise<unknown> | undefined;
+    const WARM = 10; // acked one by one before the stream
+    for (const [i, payload] of outbox.entries()) {
+      const acked = new Promise<void>((resolve) =>
+        onA.emit(EVENTS.messageSend, payload, (ack: { ok: boolean; data?: MessageDto }) => {
+          if (ack?.ok && ack.data) ackedOnA.set(payload.client_id, ack.data.id);
+          resolve();
+        }),
+      );
+      if (i < WARM) await acked;
+      else await new Promise((r) => setTimeout(r, 2));
+      if (i === WARM + 5) {
+        nodeA.child.kill('SIGKILL'); // mid-stream: some stored, some in flight, the rest never sent
+        resync = next(agent, EVENTS.syncRequired, () => true, 15_000);
+      }
+    }
+    await new Promise((r) => nodeA.child.exitCode !== null || nodeA.child.signalCode !== null ? r(null) : nodeA.child.once('exit', r));
+    expect(nodeA.child.signalCode).toBe('SIGKILL');
+    onA.close();
+    expect(ackedOnA.size).toBeGreaterThanOrEqual(WARM);
+    expect(ackedOnA.size).toBeLessThan(TOTAL);
+
+    // The visitor reconnects to B and resends everything not acked (and, as after a lost ack, the rest too).
+    const onB = await widgetOn(B, visitor);
+    const finalIds = new Map<string, number>();
+    for (const payload of outbox) {
+      const ack = await emitAck<{ ok: boolean; data: MessageDto }>(onB, EVENTS.messageSend, payload);
+      expect(ack.ok, payload.client_id).toBe(true);
+      finalIds.set(payload.client_id, ack.data.id);
+    }
+    for (const [clientId, id] of ackedOnA) expect(finalIds.get(clientId), clientId).toBe(id);
+
+    const stored = (await call(B.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token })).body.data as MessageDto[];
+    expect(stored.map((m) => m.client_id)).toEqual(expect.arrayContaining(outbox.map((o) => o.client_id)));
+    expect(stored).toHaveLength(TOTAL);
+    for (const m of stored) expect(finalIds.get(m.client_id!)).toBe(m.id);
+
+    // Pushes are never doubled. Those A stored but never published cannot come live: node B
+    // notices A's silence and tells its clients to refetch (the console and widget reload).
+    expect(new Set(pushed).size).toBe(pushed.length);
+    for (const id of pushed) expect(finalIds.has(stored.find((m) => m.id === id)?.client_id ?? ''), String(id)).toBe(true);
+    await resync;
+    const refetched = (await call(B.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token })).body.data as MessageDto[];
+    expect(refetched.map((m) => m.id)).toEqual(stored.map((m) => m.id));
   }, 120_000);
 
   it('history check: concurrent senders with retries on both nodes; every acked message stored once, in id order, seen alike by every receiver', async () => {

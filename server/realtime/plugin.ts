@@ -7,6 +7,7 @@ import { useLivePresence } from '../services/presence.js';
 import { authenticateSocket, type SocketData } from './auth.js';
 import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
+import { watchNodes } from './nodeWatch.js';
 import { subscribePush } from './push.js';
 import { onWidgetSocket } from './widgetSocket.js';
 
@@ -59,8 +60,19 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     });
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
+    // A node that died may have stored messages whose pushes never left it: clients refetch.
+    const nodes = await watchNodes({
+      pub,
+      sub,
+      onNodeLost: (nodeId) => {
+        app.log.warn({ nodeId }, 'a node stopped without closing: asking clients to resync');
+        io.local.emit(EVENTS.syncRequired, {});
+      },
+      onError: (err) => app.log.warn({ err }, 'node heartbeat failed'),
+    });
     app.addHook('onClose', async () => {
       closing = true;
+      await nodes.close();
       await Promise.allSettled([pub.quit(), sub.quit()]);
     });
   }

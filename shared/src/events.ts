@@ -29,7 +29,8 @@ export const EVENTS = {
   messageSend: 'message.send',
   /**
    * server -> console and widget: live events may have been missed (the node lost Redis for a
-   * while); refetch from the REST calls and merge by id.
+   * while, or another node died before publishing); reload what is shown from the REST calls
+   * (all of it, not only since the last id) and merge by id.
    */
   syncRequired: 'sync.required',
   /** server -> widget: agent presence changed ({ online }). */

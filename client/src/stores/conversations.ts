@@ -177,12 +177,17 @@ export const useConversations = create<ConversationsState>((set, get) => {
       if (!socket) return () => undefined;
       liveSocket = socket;
 
-      const onConnect = () => {
-        set({ live: true });
-        // Catch up after any disconnect (PRODUCT.md section 5): nothing missed, nothing doubled.
+      // Catch up after any disconnect, or when the server says pushes may have been lost (a node
+      // died, Redis came back): reload what is on screen and merge by id (PRODUCT.md section 5).
+      // A full reload, not since the last id: a lost push may be older than the newest one seen.
+      const catchUp = () => {
         void get().loadConversations();
         const sel = get().selectedId;
-        if (sel) void get().loadMessages(sel, get().messagesByVisitor[sel] ? 'poll' : 'initial');
+        if (sel) void get().loadMessages(sel, get().messagesByVisitor[sel] ? 'reload' : 'initial');
+      };
+      const onConnect = () => {
+        set({ live: true });
+        catchUp();
       };
       const onDisconnect = () => set({ live: false });
       const onMessage = (p: MessageCreatedPayload) => {
@@ -219,6 +224,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
       socket.on(EVENTS.messageCreated, onMessage);
       socket.on(EVENTS.conversationCreated, onConversation);
       socket.on(EVENTS.conversationUpdated, onConversation);
+      socket.on(EVENTS.syncRequired, catchUp);
       socket.on(EVENTS.typing, onTyping);
       socket.on(EVENTS.visitorOnline, onOnline);
       socket.on(EVENTS.visitorOffline, onOffline);
@@ -230,6 +236,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         socket.off(EVENTS.messageCreated, onMessage);
         socket.off(EVENTS.conversationCreated, onConversation);
         socket.off(EVENTS.conversationUpdated, onConversation);
+        socket.off(EVENTS.syncRequired, catchUp);
         socket.off(EVENTS.typing, onTyping);
         socket.off(EVENTS.visitorOnline, onOnline);
         socket.off(EVENTS.visitorOffline, onOffline);

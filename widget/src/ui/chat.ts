@@ -26,6 +26,8 @@ export class Chat {
   private listeners = new Map<string, Listener[]>();
   private historyLoaded = false;
   private syncing?: Promise<void>;
+  private syncingFull = false;
+  private fullAfter = false;
   private poll?: ReturnType<typeof setInterval>;
   private typingOff?: ReturnType<typeof setTimeout>;
   private agentTyping?: ReturnType<typeof setTimeout>;
@@ -155,10 +157,13 @@ export class Chat {
     s.on('connect', () => {
       this.report('connect', 'socket');
       this.stopPolling();
-      // After any (re)connect, fetch what may have been pushed while away; merge drops doubles.
-      this.sync();
+      // After any (re)connect, refetch the whole history: a push lost while away may be older
+      // than the newest message held. Merging drops doubles.
+      this.sync(true);
       if (this.page !== location.href) this.watchPage();
     });
+    // The server says pushes may have been lost (a node died, Redis came back): the same.
+    s.on(EVENTS.syncRequired, () => this.sync(true));
     s.on('disconnect', () => this.startPolling());
     s.on('connect_error', (err: { data?: { status?: number } }) => {
       if (err.data?.status === 401) this.forget();
@@ -189,11 +194,20 @@ export class Chat {
     this.poll = undefined;
   }
 
-  /** GET /api/widget/messages?since_id=<last>; one at a time. */
-  private sync(): void {
-    if (!this.me || this.syncing) return;
+  /**
+   * GET /api/widget/messages?since_id=<last>, or everything when `full`; one at a time (a full
+   * one asked for meanwhile runs next, unless the running one is full already).
+   */
+  private sync(full = false): void {
+    if (!this.me) return;
+    if (this.syncing) {
+      if (full && !this.syncingFull) this.fullAfter = true;
+      return;
+    }
+    const all = full || lastStoredId(this.messages) === 0;
+    this.syncingFull = all;
     this.syncing = this.api
-      .messages(lastStoredId(this.messages))
+      .messages(all ? 0 : lastStoredId(this.messages))
       .then((list) => {
         if (!this.socket?.connected) this.report('connect', 'polling');
         this.receive(list);
@@ -201,6 +215,10 @@ export class Chat {
       }, (e) => this.failed(e))
       .finally(() => {
         this.syncing = undefined;
+        if (this.fullAfter) {
+          this.fullAfter = false;
+          this.sync(true);
+        }
       });
   }
 
