@@ -20,7 +20,7 @@ async function openChats(accountId: string, n: number, at: Date): Promise<void> 
     .insert(visitors)
     .values(Array.from({ length: n }, () => ({ accountId, tokenHash: `h-${Math.random().toString(36).slice(2)}-${Math.random()}`, createdAt: at })))
     .returning({ id: visitors.id });
-  await db.insert(conversations).values(rows.map((v) => ({ accountId, visitorId: v.id, createdAt: at })));
+  await db.insert(conversations).values(rows.map((v) => ({ accountId, visitorId: v.id, createdAt: at, countedAt: at })));
 }
 
 const refusal = (p: Promise<unknown>) =>
