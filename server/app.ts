@@ -21,6 +21,7 @@ import { registerWebApp } from './plugins/webApp.js';
 import conversationsRoutes from './routes/conversations/conversations.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
+import offlineRoutes from './routes/widget/offline.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
 import statsRoutes from './routes/stats/stats.js';
@@ -143,6 +144,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(statsRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
+  await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
   await app.register(chatbotRoutes, { prefix: '/api' });

@@ -76,13 +76,43 @@ export interface Config {
   rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
   /** Card payments: Paystack when secretKey is set, the built-in sandbox otherwise. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string };
-  /** Background jobs: run workers in this process; missed-chat delay; retries. */
-  jobs: { workers: boolean; missedChatDelaySeconds: number; attempts: number; backoffMs: number };
+  /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
+  jobs: JobsConfig;
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
-  llm: { baseUrl: string; model: string; apiKey: string | undefined } | undefined;
+  llm: LlmConfig | undefined;
+}
+
+export interface LlmConfig {
+  baseUrl: string;
+  model: string;
+  apiKey?: string | undefined;
+  /** Milliseconds before giving up (default 8000). */
+  timeoutMs?: number | undefined;
+}
+
+export interface JobsConfig {
+  /** JOBS_WORKERS: run the workers in the server process (false when `npm run worker` runs them). */
+  workers: boolean;
+  /** MISSED_CHAT_DELAY_SECONDS: how long a visitor message may stay unanswered. */
+  missedChatDelaySeconds: number;
+  /** JOB_ATTEMPTS: runs before a job is kept as failed. */
+  attempts: number;
+  /** JOB_BACKOFF_MS: first retry delay; doubled on each retry. */
+  backoffMs: number;
+  /** At most one email per conversation and kind within this window. */
+  batchWindowSeconds: number;
+  /** BullMQ key prefix (tests use a unique one). */
+  queuePrefix: string;
+  /** In-process runner: how often the database is polled for due jobs. */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {}
+
+/** The base of links Parley gives out (emails): PUBLIC_URL, or localhost with the port. */
+export function publicUrlOf(config: Config): string {
+  return config.publicUrl ?? `http://localhost:${config.port}`;
+}
 
 function parseTrustProxy(value: string): boolean | number | string[] {
   if (value === 'true') return true;
@@ -130,6 +160,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       missedChatDelaySeconds: e.MISSED_CHAT_DELAY_SECONDS,
       attempts: e.JOB_ATTEMPTS,
       backoffMs: e.JOB_BACKOFF_MS,
+      batchWindowSeconds: 600,
+      queuePrefix: 'parley',
+      pollMs: 1000,
     },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
   };

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { buildApp } from './app.js';
-import { loadConfigOrExit } from './config.js';
+import { loadConfigOrExit, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 
 /** `npm start`: validate config, open and migrate the database, listen. */
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(`Parley is running at ${config.publicUrl ?? `http://localhost:${config.port}`} (${database.kind})`);
+  app.log.info(`Parley is running at ${publicUrlOf(config)} (${database.kind})`);
 }
 
 void main().catch((e) => {

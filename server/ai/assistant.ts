@@ -8,7 +8,6 @@ import type { Actor } from '../policies/actor.js';
 import { ANSWER_THRESHOLD, answer, type FeedbackValue, feedback, learn } from './engine.js';
 import { describeImage, imageFacts } from './image.js';
 import { taughtFact } from './intents.js';
-import { llmConfigOf } from './llm.js';
 
 /** The console's assistant chat: one history per user, answers from the account's knowledge. */
 
@@ -129,7 +128,7 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
     confidence = 1;
     intent = 'teach';
   } else if (text) {
-    const a = await answer(db, actor.accountId, text, { llm: llmConfigOf(app.config) });
+    const a = await answer(db, actor.accountId, text, { llm: app.config.llm });
     content = image ? `${describeImage(imageFacts(image))}\n\n${a.text}` : a.text;
     confidence = a.confidence;
     intent = a.intent;

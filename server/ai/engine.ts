@@ -3,7 +3,8 @@ import type { Db } from '../db/client.js';
 import { accounts, aiPatterns, widgetSettings } from '../db/schema.js';
 import { detectIntent, type Intent } from './intents.js';
 import { KnowledgeIndex, type SearchResult } from './knowledge.js';
-import { groundedAnswer, type LlmConfig } from './llm.js';
+import type { LlmConfig } from '../config.js';
+import { groundedAnswer } from './llm.js';
 import { terms } from './normalize.js';
 
 /**

@@ -1,22 +1,9 @@
 /**
  * Optional writer of answers: an OpenAI-compatible chat-completions endpoint (a local Ollama or
  * llama.cpp server, or a hosted one). It only rephrases retrieved knowledge; any failure,
- * timeout or refusal makes the caller keep the retrieval answer.
+ * timeout or refusal makes the caller keep the retrieval answer (settings: config.llm).
  */
-export interface LlmConfig {
-  baseUrl: string;
-  model: string;
-  apiKey?: string | undefined;
-  /** Milliseconds before giving up (default 8000). */
-  timeoutMs?: number | undefined;
-}
-
-/** The config fields, read from app.config.llm until config.ts carries them (see the AI report). */
-export function llmConfigOf(config: unknown): LlmConfig | undefined {
-  const llm = (config as { llm?: Partial<LlmConfig> }).llm;
-  if (!llm?.baseUrl) return undefined;
-  return { baseUrl: llm.baseUrl, model: llm.model || 'default', apiKey: llm.apiKey, timeoutMs: llm.timeoutMs };
-}
+import type { LlmConfig } from '../config.js';
 
 export function completionsUrl(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');

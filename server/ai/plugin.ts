@@ -8,7 +8,6 @@ import { autoAnswer } from './visitors.js';
  */
 export async function registerAi(app: FastifyInstance): Promise<void> {
   app.events.on('message.stored', async (event) => {
-    if (!event.created) return;
     const { message } = event;
     if (message.senderType === 'user') {
       await app.jobs.enqueue('ai.learnFromReply', {

@@ -1,5 +1,5 @@
 import { hasProfessional } from '../billing/limits.js';
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
 import type { Db } from '../db/client.js';
@@ -9,7 +9,6 @@ import { isAgentOnline } from '../services/presence.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { answer, learn } from './engine.js';
 import { asksForHuman, detectIntent } from './intents.js';
-import { llmConfigOf } from './llm.js';
 
 /** Learning from agent replies, and answering widget visitors when nobody is online. */
 
@@ -101,20 +100,20 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   const { accountId, conversation, visitor, message } = event;
   const text = message.message.trim();
   if (!text) return;
-  // Cheapest first: live presence and the settings are cached per node.
-  if (await isAgentOnline(app.db, accountId)) return;
+  // Cheapest first: the settings are cached per node and auto-answer is off by default.
   const settings = await cachedAiSettings(app.db, accountId);
   if (!settings.auto_answer_enabled) return;
+  if (await isAgentOnline(app.db, accountId)) return;
   if (!(await hasProfessional(app.db, accountId, new Date()))) return; // Starter has no AI assistant
   const [state] = await app.db.select().from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
   if (state?.handover) return; // a human was asked for: the bot stays quiet
-  const bot = { visitor, senderType: 'bot' as const, authorId: null };
+  const bot = { visitor, senderType: 'bot' as const, author: null };
   if (asksForHuman(text)) {
     await flag(app.db, accountId, conversation.id, 'handover');
     await sendMessage(app, { ...bot, text: HANDOVER_MESSAGE });
     return;
   }
-  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: llmConfigOf(app.config) });
+  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm });
   if (!a.known || a.confidence < settings.threshold || NOT_QUESTIONS.has(a.intent)) return; // a human will answer
   await flag(app.db, accountId, conversation.id, 'answered');
   await sendMessage(app, { ...bot, text: `${a.text}\n\n${HANDOVER_HINT}` });
@@ -134,14 +133,4 @@ export async function aiResolvedCount(db: Db, accountId: string, since: Date): P
       ),
     );
   return Number(row?.n ?? 0);
-}
-
-/** Which of these conversations asked for a human through the assistant (for the console to flag). */
-export async function handedOver(db: Db, accountId: string, conversationIds: number[]): Promise<Set<number>> {
-  if (conversationIds.length === 0) return new Set();
-  const rows = await db
-    .select({ id: aiConversations.conversationId })
-    .from(aiConversations)
-    .where(and(eq(aiConversations.accountId, accountId), eq(aiConversations.handover, true), inArray(aiConversations.conversationId, conversationIds)));
-  return new Set(rows.map((r) => r.id));
 }

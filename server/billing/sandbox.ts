@@ -7,6 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { sandboxCharges } from '../db/schema.js';
 import type { ChargeReport, InitializeInput, PaymentProvider } from './provider.js';
+import { escapeHtml } from '../services/html.js';
 
 export type SandboxCharge = typeof sandboxCharges.$inferSelect;
 
@@ -60,9 +61,6 @@ export async function decideSandboxCharge(db: Db, reference: string, pay: boolea
     .where(and(eq(sandboxCharges.reference, reference), eq(sandboxCharges.status, 'pending')));
   return findSandboxCharge(db, reference);
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** The checkout page: plain HTML, no script, clearly marked as a sandbox. */
 export function sandboxCheckoutHtml(input: { reference: string; planName: string; amount: number; currency: string; email: string; decided: boolean }): string {

@@ -2,11 +2,10 @@ import { and, eq, inArray, notInArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { conversations, users } from '../db/schema.js';
 import { notFound, validationError } from '../errors.js';
-import { visibleConversations } from '../policies/conversations.js';
+import { UUID, visibleConversations } from '../policies/conversations.js';
 import type { Actor } from '../policies/index.js';
 
 const USERS_NOT_FOUND = 'One or more users were not found';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Makes `visitorIds` exactly the website users assigned to the member: their conversations get

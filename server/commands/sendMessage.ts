@@ -18,8 +18,8 @@ export interface SendMessageInput {
   visitor: VisitorRow;
   /** 'visitor' from the widget, 'user' from the console, 'bot' from the AI assistant. */
   senderType: 'visitor' | 'user' | 'bot';
-  /** The staff user for sender_type 'user'. */
-  authorId: number | null;
+  /** The staff user for sender_type 'user' (the actor: their name goes with the push). */
+  author: { id: number; name: string } | null;
   /** Already trimmed; may be '' when an image is sent. */
   text: string;
   image?: UploadedImage | undefined;
@@ -60,10 +60,10 @@ export async function sendMessage(
   input: SendMessageInput,
 ): Promise<SendMessageResult> {
   const result = await storeMessage(deps, input);
-  // After the commit: real-time push, notifications and learning react to it.
-  if (result.created) {
-    await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...result });
-  }
+  // After the commit: real-time push, notifications and learning react to a new message (a
+  // repeated client_id stored nothing new).
+  const { created, ...stored } = result;
+  if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored });
   return result;
 }
 
@@ -107,7 +107,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
         conversationId: conversation.id,
         clientId: clientId ?? null,
         senderType: input.senderType,
-        authorId: input.authorId,
+        authorId: input.author?.id ?? null,
         message: input.text,
         filePath,
       })
@@ -141,7 +141,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
       message: inserted,
       conversation: updated ?? conversation,
       visitor: current,
-      authorName: await authorNameOf(tx, inserted.authorId),
+      authorName: input.author?.name ?? null,
       created: true,
       conversationCreated: opened,
     };
@@ -213,7 +213,7 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
     accountId: visitor.accountId,
     clientId: input.clientId ?? null,
     senderType: input.senderType,
-    authorId: input.authorId,
+    authorId: input.author?.id ?? null,
     text: input.text,
     filePath,
     lastMessage: input.text || IMAGE_PLACEHOLDER,
@@ -226,7 +226,7 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
     message,
     conversation: rowFromJson(conversations, row.c),
     visitor: fromVisitor ? await touchVisitor(db, visitor) : visitor,
-    authorName: await authorNameOf(db, message.authorId),
+    authorName: input.author?.name ?? null,
     created: true,
     conversationCreated: false,
   };

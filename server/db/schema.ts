@@ -6,4 +6,3 @@ export * from './tables/core.js';
 export * from './tables/ai.js';
 export * from './tables/billing.js';
 export * from './tables/jobs.js';
-export * from './tables/realtime.js';

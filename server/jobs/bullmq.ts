@@ -51,9 +51,9 @@ export class BullmqRunner implements JobRunner {
   async cancel(dedupeKey: string): Promise<void> {
     const id = await this.queue.getDeduplicationJobId(dedupeKey);
     if (!id) return;
-    const job = await this.queue.getJob(id);
-    // An active job is locked (remove answers 0): it finishes; handlers re-check their condition.
-    if (job && (await job.isDelayed() || (await job.isWaiting()))) await this.queue.remove(id);
+    // An active job finishes (handlers re-check their condition); a failed one is kept.
+    const state = await this.queue.getJobState(id);
+    if (state === 'delayed' || state === 'waiting') await this.queue.remove(id);
   }
 
   async counts(): Promise<JobCounts> {

@@ -33,7 +33,7 @@ export class InProcessRunner implements JobRunner {
   async enqueue(name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
     const data = validatePayload(name, payload);
     const runAt = new Date(Date.now() + (opts.delayMs ?? 0));
-    await this.db
+    const added = await this.db
       .insert(jobs)
       .values({
         name,
@@ -44,8 +44,9 @@ export class InProcessRunner implements JobRunner {
         dedupeKey: opts.dedupeKey ?? null,
       })
       // The only conflict is the partial unique index on dedupe_key: already pending, nothing to add.
-      .onConflictDoNothing();
-    this.wakeAt(runAt.getTime());
+      .onConflictDoNothing()
+      .returning({ id: jobs.id });
+    if (added.length > 0) this.wakeAt(runAt.getTime());
   }
 
   async cancel(dedupeKey: string): Promise<void> {

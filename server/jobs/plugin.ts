@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import { type Config, publicUrlOf } from '../config.js';
 import type { Db } from '../db/client.js';
 import { subscribeNotifications } from '../notifications/subscribe.js';
-import offlineRoutes from '../routes/widget/offline.js';
 import { createMailer } from '../services/mail.js';
 import { BullmqRunner } from './bullmq.js';
-import { jobsSettings, publicUrlOf, type JobsConfig } from './config.js';
+import { type JobsSettings, jobsSettings } from './config.js';
 import { InProcessRunner } from './inProcess.js';
 import { registerMetrics } from './metrics.js';
 import type { JobContext, JobQueue, JobRunner } from './types.js';
@@ -18,8 +17,7 @@ declare module 'fastify' {
 }
 
 /** The handlers' context and the runner chosen by the config (shared with `npm run worker`). */
-export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, overrides: Partial<JobsConfig> = {}): JobRunner {
-  const settings = jobsSettings(config, overrides);
+export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, settings: JobsSettings = jobsSettings(config.jobs)): JobRunner {
   const mailer = createMailer(config, log);
   const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config) };
   const runner = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
@@ -32,14 +30,13 @@ export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, 
 }
 
 /** Starts the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
-export async function registerJobs(app: FastifyInstance, overrides: Partial<JobsConfig> = {}): Promise<void> {
-  const settings = jobsSettings(app.config, overrides);
-  const runner = createJobRunner(app.config, app.db, app.log, overrides);
+export async function registerJobs(app: FastifyInstance): Promise<void> {
+  const settings = jobsSettings(app.config.jobs);
+  const runner = createJobRunner(app.config, app.db, app.log, settings);
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner, settings });
   registerMetrics(app, runner);
-  await app.register(offlineRoutes, { prefix: '/api' });
-  if (settings.workers) app.addHook('onReady', () => runner.startWorkers());
+  if (app.config.jobs.workers) app.addHook('onReady', () => runner.startWorkers());
   // Before the database closes: stop taking jobs, let running ones finish or hand them back.
   app.addHook('onClose', () => runner.close());
 }

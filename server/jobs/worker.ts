@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   await database.migrate();
   // This process exists to run jobs, whatever JOBS_WORKERS says for the web process.
-  const runner = createJobRunner(config, database.db, log, { workers: true });
+  const runner = createJobRunner(config, database.db, log);
   await runner.startWorkers();
   log.info(`Parley worker is running (${runner.kind}, ${database.kind})`);
   const shutdown = async (signal: string) => {

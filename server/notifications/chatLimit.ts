@@ -5,7 +5,7 @@ import { sentEmails, users } from '../db/schema.js';
 import type { Db } from '../db/client.js';
 import type { JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';
-import { escapeHtml } from './compose.js';
+import { escapeHtml } from '../services/html.js';
 import { sendOnce } from './sendOnce.js';
 
 export interface ChatLimitPayload {

@@ -1,4 +1,5 @@
 import type { MailMessage } from '../services/mail.js';
+import { escapeHtml } from '../services/html.js';
 
 export type NotificationKind = 'newChat' | 'offlineMessage' | 'missedChat';
 
@@ -23,10 +24,6 @@ const HEADINGS: Record<NotificationKind, { subject: string; intro: string }> = {
   offlineMessage: { subject: 'Offline message from', intro: 'A visitor left a message while no agent was online.' },
   missedChat: { subject: 'Missed chat from', intro: 'A visitor is waiting: no agent has answered yet.' },
 };
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
 
 /** Header values are single lines: a name with a newline must not start a new header or body. */
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();

@@ -14,7 +14,7 @@ import {
   type RunnerKind,
   type TestSmtp,
 } from '../test/jobs.js';
-import type { JobsConfig } from '../jobs/config.js';
+import type { JobsConfig } from '../config.js';
 
 const EVIL = '<script>alert("x")</script> & co';
 

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { conversations } from '../db/schema.js';
 import type { JobsSettings } from '../jobs/config.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { DomainEvents } from '../services/domainEvents.js';
@@ -15,7 +13,8 @@ const JOB: Record<NotificationKind, 'notify.newChat' | 'notify.offlineMessage' |
   missedChat: 'notify.missedChat',
 };
 
-export const missedChatKey = (conversationId: number) => `notify:missedChat:${conversationId}`;
+/** One pending job per conversation and kind holds this key (enqueue joins it, cancel drops it). */
+const dedupeKeyOf = (kind: NotificationKind, conversationId: number) => `notify:${kind}:${conversationId}`;
 
 /** Turns chat events into notification jobs; the jobs decide (toggles, answers, window) when they run. */
 export function subscribeNotifications(deps: { db: Db; events: DomainEvents; jobs: JobQueue; settings: JobsSettings }): void {
@@ -31,34 +30,31 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
     await jobs.enqueue(
       JOB[kind],
       { accountId, conversationId, key: randomUUID(), ...(messageId !== undefined ? { messageId } : {}) },
-      { delayMs, dedupeKey: `notify:${kind}:${conversationId}` },
+      { delayMs, dedupeKey: dedupeKeyOf(kind, conversationId) },
     );
   }
 
   events.on('message.stored', async (e) => {
-    if (!e.created) return;
     const conversationId = e.conversation.id;
     if (e.message.senderType === 'user') {
       // An agent answered: the missed-chat check waiting on this conversation is not needed.
-      await jobs.cancel(missedChatKey(conversationId));
+      await jobs.cancel(dedupeKeyOf('missedChat', conversationId));
       return;
     }
     if (e.message.senderType !== 'visitor') return;
     if (e.conversationCreated) await schedule('newChat', e.accountId, conversationId);
     if (!(await isAgentOnline(db, e.accountId))) await schedule('offlineMessage', e.accountId, conversationId);
-    // The missed-chat clock starts at the first visitor message since the last answer (or read):
-    // later ones join that stretch, so a visitor writing on costs no job write per message.
-    if (e.conversationCreated || e.conversation.unreadCount <= 1) {
+    // The missed-chat clock starts at the first visitor message since the last answer (or read;
+    // a new conversation's first message too): later ones join that stretch, so a visitor
+    // writing on costs no job write per message.
+    if (e.conversation.unreadCount <= 1) {
       await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
     }
     // Background: a send's ack never waits for presence lookups or job writes. A missed-chat job
     // that lands after the agent's cancel is harmless: it checks for an answer when it runs.
   }, { background: true });
 
-  events.on('offline.message', async (e) => {
-    const [conversation] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, e.visitor.id));
-    if (conversation) await schedule('offlineMessage', e.accountId, conversation.id);
-  }, { background: true });
+  events.on('offline.message', (e) => schedule('offlineMessage', e.accountId, e.conversationId), { background: true });
 
   // Every refused visitor emits this; the owner hears about it once a month.
   events.on('chat.limitReached', async (e) => {

@@ -24,8 +24,8 @@ export function visibleVisitors(actor: Actor): SQL {
   return and(eq(visitors.accountId, actor.accountId), or(isNull(conversations.id), visibleConversations(actor))) as SQL;
 }
 
-// Any uuid shape; PostgreSQL throws on a malformed one, so it is checked before querying.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Any uuid shape; PostgreSQL throws on a malformed one, so ids are checked before querying. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The visitor (and conversation, if any) when it exists in the actor's account and is visible to them; else 404. */
 export async function findVisibleVisitor(

@@ -44,7 +44,7 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
     const result = await sendMessage(app, {
       visitor,
       senderType: 'user',
-      authorId: actor.id,
+      author: actor,
       text: input.message,
       clientId: input.client_id,
     });
@@ -59,8 +59,8 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
 
   on(EVENTS.messageSeen, async (payload, ack) => {
     const input = parseOrThrow(seenSchema, payload);
-    const { conversation } = await findVisibleVisitor(app.db, actor, input.visitor_id);
-    if (conversation) await markConversationRead(app, conversation, input.last_id);
+    const { conversation, visitor } = await findVisibleVisitor(app.db, actor, input.visitor_id);
+    if (conversation) await markConversationRead(app, conversation, visitor, input.last_id);
     ack({ ok: true });
   });
 }

@@ -16,8 +16,6 @@ declare module 'fastify' {
     io: Server;
     /** True once the node is shutting down: disconnect handlers then skip cluster-wide work. */
     realtimeClosing(): boolean;
-    /** Whether any console socket of the account is connected, on any node. */
-    agentsOnline(accountId: string): Promise<boolean>;
   }
 }
 
@@ -45,13 +43,15 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     adapterReady = () => pub.isReady;
     const sub = pub.duplicate();
     // Without listeners a Redis restart would crash the process; node-redis reconnects and resubscribes.
-    pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
-    sub.on('error', (err) => app.log.warn({ err }, 'socket.io redis subscriber error'));
     // After the subscriber comes back (Redis restarted), events published meanwhile are lost to this
     // node: tell its local sockets to catch up from the database.
     let subscriberLost = false;
+    pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
+    sub.on('error', (err) => {
+      subscriberLost = true;
+      app.log.warn({ err }, 'socket.io redis subscriber error');
+    });
     sub.on('end', () => (subscriberLost = true));
-    sub.on('error', () => (subscriberLost = true));
     sub.on('ready', () => {
       if (!subscriberLost) return;
       subscriberLost = false;
@@ -70,8 +70,8 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
       },
       onError: (err) => app.log.warn({ err }, 'node heartbeat failed'),
     });
+    // After preClose (which marks the node closing): say goodbye, then quit.
     app.addHook('onClose', async () => {
-      closing = true;
       await nodes.close();
       await Promise.allSettled([pub.quit(), sub.quit()]);
     });
@@ -79,6 +79,7 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
 
   app.decorate('io', io as unknown as Server);
   app.decorate('realtimeClosing', () => closing);
+  /** Live presence: whether any console socket of the account is connected, on any node. */
   const agentsOnline = async (accountId: string) => {
     // The Redis adapter leaks a rejection when asked while its client is down: don't ask then.
     if (closing || !adapterReady()) return false;
@@ -88,7 +89,6 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
       return false; // another node did not answer in time: presence is best effort
     }
   };
-  app.decorate('agentsOnline', agentsOnline);
   useLivePresence(app.db, agentsOnline);
 
   io.use((socket, next) => {

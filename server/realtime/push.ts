@@ -33,9 +33,7 @@ export function subscribePush(app: FastifyInstance): void {
     io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
   });
 
-  on('conversation.read', async ({ conversation, lastId }) => {
-    const [visitor] = await app.db.select().from(visitors).where(eq(visitors.id, conversation.visitorId));
-    if (!visitor) return;
+  on('conversation.read', ({ conversation, visitor, lastId }) => {
     io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageSeen, { last_id: lastId, by: 'agent' });
     io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
   });

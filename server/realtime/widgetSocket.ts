@@ -57,7 +57,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
     const result = await sendMessage(app, {
       visitor: data.visitor,
       senderType: 'visitor',
-      authorId: null,
+      author: null,
       text: input.message,
       clientId: input.client_id,
     });

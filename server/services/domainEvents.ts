@@ -9,19 +9,16 @@ type Row<T extends { $inferSelect: unknown }> = T['$inferSelect'];
  * message never means editing the routes that store it.
  */
 export interface DomainEventMap {
-  /** A message was stored (created: false for a retried client_id: nothing new). */
+  /** A new message was stored (not emitted for a repeated client_id). */
   'message.stored': {
     accountId: string;
     message: Row<typeof messages>;
     conversation: Row<typeof conversations>;
     visitor: Row<typeof visitors>;
     authorName: string | null;
-    created: boolean;
     /** True when this message opened the conversation. */
     conversationCreated: boolean;
   };
-  /** A new visitor arrived through the widget. */
-  'visitor.created': { accountId: string; visitor: Row<typeof visitors> };
   /** A visitor's details or page changed. */
   'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean };
   /** Conversations changed assignee (team assignment, member deleted). */
@@ -37,9 +34,9 @@ export interface DomainEventMap {
    */
   'user.statusChanged': { accountId: string; userId: number; status: 'active' | 'disabled' };
   /** A conversation was read by an agent (unread reset). */
-  'conversation.read': { accountId: string; conversation: Row<typeof conversations>; lastId: number };
+  'conversation.read': { accountId: string; conversation: Row<typeof conversations>; visitor: Row<typeof visitors>; lastId: number };
   /** A visitor left a message through the offline form. */
-  'offline.message': { accountId: string; visitor: Row<typeof visitors>; email: string; message: string };
+  'offline.message': { accountId: string; conversationId: number };
   /** A visitor's new chat was refused: the account used its plan's chats of `month` ('YYYY-MM', UTC). */
   'chat.limitReached': { accountId: string; month: string };
 }

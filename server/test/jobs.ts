@@ -12,7 +12,7 @@ import { loadConfig } from '../config.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
 import { TEST_DB, TEST_REDIS_URL, createPgDatabase } from './harness.js';
-import type { JobsConfig } from '../jobs/config.js';
+import type { JobsConfig } from '../config.js';
 
 export interface ReceivedMail {
   from: string;
@@ -141,8 +141,8 @@ export interface JobsTestApp {
 }
 
 /**
- * The real app with a jobs configuration (config.jobs, until config.ts reads it from the
- * environment), on a given database or a fresh one, with the chosen runner.
+ * The real app with test jobs settings (fast polling and retries, plus `jobs`), on a given
+ * database or a fresh one, with the chosen runner.
  */
 export async function buildJobsApp(opts: {
   runner: RunnerKind;
@@ -165,8 +165,8 @@ export async function buildJobsApp(opts: {
     ...(opts.runner === 'bullmq' ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...opts.env,
   });
-  const jobs: Partial<JobsConfig> = { pollMs: 50, backoffMs: 100, ...opts.jobs };
-  const app = await buildApp({ config: { ...base, jobs } as typeof base, database, logger: false });
+  const jobs: JobsConfig = { ...base.jobs, pollMs: 50, backoffMs: 100, ...opts.jobs };
+  const app = await buildApp({ config: { ...base, jobs }, database, logger: false });
   await app.ready();
   return {
     app,

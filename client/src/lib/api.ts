@@ -44,11 +44,6 @@ export class ApiError extends Error {
     this.errors = opts.errors;
     this.body = opts.body;
   }
-
-  /** First message of one field, if the server named that field. */
-  fieldError(field: string): string | undefined {
-    return this.errors?.[field]?.[0];
-  }
 }
 
 /** The server's human text of an error (its `error` field, else `message`), or the fallback. */
@@ -144,7 +139,6 @@ export const api = {
   get: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
   post: <T = unknown>(path: string, body?: Body, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
   put: <T = unknown>(path: string, body?: Body, opts?: RequestOptions) => request<T>('PUT', path, body ?? {}, opts),
-  patch: <T = unknown>(path: string, body?: Body, opts?: RequestOptions) => request<T>('PATCH', path, body ?? {}, opts),
   delete: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
   /** GET of a console envelope; returns `data`. */
   getData: async <T>(path: string, opts?: RequestOptions): Promise<T> => unwrap<T>(await request('GET', path, undefined, opts)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confidenceLabel, confidenceLevel, firstFiveWords, initial, initials, minutesAgo, plural, preview, shortDateTime, stepMinutesAgo, visitorName } from './format';
+import { confidenceLabel, confidenceLevel, firstFiveWords, initial, minutesAgo, plural, preview, shortDateTime, visitorName } from './format';
 
 describe('shortDateTime', () => {
   it('formats month, day, hour and minute in US style', () => {
@@ -23,10 +23,6 @@ describe('minutesAgo', () => {
   it('switches to hours and days', () => {
     expect(minutesAgo('2024-01-01T09:00:00Z', now)).toBe('3 hours ago');
     expect(minutesAgo('2023-12-30T12:00:00Z', now)).toBe('2 days ago');
-  });
-  it('steps of 10 by index', () => {
-    expect(stepMinutesAgo(0)).toBe('10 minutes ago');
-    expect(stepMinutesAgo(2)).toBe('30 minutes ago');
   });
 });
 
@@ -55,16 +51,11 @@ describe('firstFiveWords', () => {
   });
 });
 
-describe('initials', () => {
+describe('initial and visitor names', () => {
   it('uppercases the first letter, or A', () => {
     expect(initial('bob')).toBe('B');
     expect(initial('')).toBe('A');
     expect(initial(null)).toBe('A');
-  });
-  it('takes first and last word letters', () => {
-    expect(initials('ada king lovelace')).toBe('AL');
-    expect(initials('ada')).toBe('A');
-    expect(initials('')).toBe('A');
   });
   it("names anonymous visitors 'Anonymous'", () => {
     expect(visitorName('')).toBe('Anonymous');

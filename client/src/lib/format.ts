@@ -35,11 +35,6 @@ export function minutesAgo(value: string | number | Date | null | undefined, now
   return `${days} day${days === 1 ? '' : 's'} ago`;
 }
 
-/** SPEC.md dashboard fallback: 'N minutes ago' in steps of 10 by list index (10, 20, 30...). */
-export function stepMinutesAgo(index: number): string {
-  return `${(index + 1) * 10} minutes ago`;
-}
-
 /** Last-message preview: cut to 50 characters plus '...', or 'No message'. */
 export function preview(text: string | null | undefined, max = PREVIEW_CHARS): string {
   if (!text) return 'No message';
@@ -56,15 +51,6 @@ export function firstFiveWords(name: string | null | undefined, fallback = 'User
 export function initial(name: string | null | undefined, fallback = 'A'): string {
   const t = (name ?? '').trim();
   return t ? t.charAt(0).toUpperCase() : fallback;
-}
-
-/** Up to two initials ("Ada Lovelace" -> "AL"), for larger avatars. */
-export function initials(name: string | null | undefined, fallback = 'A'): string {
-  const words = (name ?? '').trim().split(/\s+/).filter(Boolean);
-  if (!words.length) return fallback;
-  const first = words[0]!.charAt(0);
-  const last = words.length > 1 ? words[words.length - 1]!.charAt(0) : '';
-  return (first + last).toUpperCase();
 }
 
 export type ConfidenceLevel = 'High' | 'Medium' | 'Low';

@@ -48,14 +48,3 @@ export function releaseSocket(): void {
     socket = null;
   }
 }
-
-/** Logout: drop the connection whatever the count. */
-export function closeSocket(): void {
-  users = 0;
-  socket?.disconnect();
-  socket = null;
-}
-
-export function currentSocket(): Socket | null {
-  return socket;
-}

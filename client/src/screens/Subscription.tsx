@@ -17,7 +17,7 @@ export default function Subscription() {
   useEffect(() => {
     const reference = new URLSearchParams(window.location.search).get('reference');
     // A fresh visit starts at the plan list, whatever was left from an earlier one.
-    useSubscription.setState({ selected: null, selectedIndex: -1, paymentError: '', paying: false, verification: 'none' });
+    useSubscription.setState({ selected: null, paymentError: '', paying: false, verification: 'none' });
     void useSubscription.getState().loadPlans();
     void useSubscription.getState().loadSubscriptions();
     if (!reference) return;
@@ -49,7 +49,7 @@ export default function Subscription() {
       {st.selected ? (
         <PlanDetail
           plan={st.selected}
-          popular={st.selectedIndex === 1}
+          popular={st.selected !== null && st.plans.indexOf(st.selected) === 1}
           paying={st.paying}
           error={st.paymentError}
           onBack={() => st.select(null)}
@@ -61,7 +61,7 @@ export default function Subscription() {
             <h1>Choose Your Plan</h1>
             <p>Flexible pricing that grows with your business. Upgrade, downgrade or cancel any time.</p>
           </header>
-          <PlanList plans={st.plans} loading={st.plansLoading} error={st.plansError} onSelect={(plan, i) => st.select(plan, i)} />
+          <PlanList plans={st.plans} loading={st.plansLoading} error={st.plansError} onSelect={(plan) => st.select(plan)} />
           <History items={st.subscriptions} loading={st.subsLoading} error={st.subsError} onRetry={() => void st.loadSubscriptions()} />
         </>
       )}

@@ -219,27 +219,23 @@ export const useConversations = create<ConversationsState>((set, get) => {
       const onOnline = (p: VisitorPresencePayload) => p?.visitor_id && set((s) => ({ online: { ...s.online, [p.visitor_id]: true } }));
       const onOffline = (p: VisitorPresencePayload) => p?.visitor_id && set((s) => ({ online: { ...s.online, [p.visitor_id]: false }, typing: { ...s.typing, [p.visitor_id]: false } }));
 
-      socket.on('connect', onConnect);
-      socket.on('disconnect', onDisconnect);
-      socket.on(EVENTS.messageCreated, onMessage);
-      socket.on(EVENTS.conversationCreated, onConversation);
-      socket.on(EVENTS.conversationUpdated, onConversation);
-      socket.on(EVENTS.syncRequired, catchUp);
-      socket.on(EVENTS.typing, onTyping);
-      socket.on(EVENTS.visitorOnline, onOnline);
-      socket.on(EVENTS.visitorOffline, onOffline);
+      // One list for subscribing and unsubscribing, so the two cannot drift apart.
+      const handlers: [string, Parameters<typeof socket.on>[1]][] = [
+        ['connect', onConnect],
+        ['disconnect', onDisconnect],
+        [EVENTS.messageCreated, onMessage],
+        [EVENTS.conversationCreated, onConversation],
+        [EVENTS.conversationUpdated, onConversation],
+        [EVENTS.syncRequired, catchUp],
+        [EVENTS.typing, onTyping],
+        [EVENTS.visitorOnline, onOnline],
+        [EVENTS.visitorOffline, onOffline],
+      ];
+      for (const [event, fn] of handlers) socket.on(event, fn);
       if (socket.connected) set({ live: true });
 
       return () => {
-        socket.off('connect', onConnect);
-        socket.off('disconnect', onDisconnect);
-        socket.off(EVENTS.messageCreated, onMessage);
-        socket.off(EVENTS.conversationCreated, onConversation);
-        socket.off(EVENTS.conversationUpdated, onConversation);
-        socket.off(EVENTS.syncRequired, catchUp);
-        socket.off(EVENTS.typing, onTyping);
-        socket.off(EVENTS.visitorOnline, onOnline);
-        socket.off(EVENTS.visitorOffline, onOffline);
+        for (const [event, fn] of handlers) socket.off(event, fn);
         liveSocket = null;
         set({ live: false });
         releaseSocket();

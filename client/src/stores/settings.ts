@@ -7,8 +7,6 @@ export type WidgetSettings = WidgetSettingsDto & { avatar_url?: string };
 
 /** Settings calls (SPEC.md section 7). Each action throws ApiError; the screen picks the text. */
 interface SettingsState {
-  widget: WidgetSettings | null;
-  loading: boolean;
   loadWidget: () => Promise<WidgetSettings>;
   /** `hide_branding` is sent only when given ('true' / 'false' in the form). */
   saveWidget: (input: {
@@ -23,26 +21,12 @@ interface SettingsState {
   deleteAccount: () => Promise<void>;
 }
 
-export const useSettings = create<SettingsState>((set) => ({
-  widget: null,
-  loading: false,
-
-  loadWidget: async () => {
-    set({ loading: true });
-    try {
-      const data = unwrap<WidgetSettings>(await api.get('/api/vms/widget-settings'));
-      set({ widget: data });
-      return data;
-    } finally {
-      set({ loading: false });
-    }
-  },
+export const useSettings = create<SettingsState>(() => ({
+  loadWidget: async () => unwrap<WidgetSettings>(await api.get('/api/vms/widget-settings')),
 
   saveWidget: async ({ name, color, email_notifications, hide_branding, avatar }) => {
     const body = formData({ name, color, email_notifications: JSON.stringify(email_notifications), hide_branding, avatar: avatar ?? undefined });
-    const data = unwrap<WidgetSettings>(await api.post('/api/vms/widget-settings', body));
-    set({ widget: data });
-    return data;
+    return unwrap<WidgetSettings>(await api.post('/api/vms/widget-settings', body));
   },
 
   updateProfile: async (input) => {

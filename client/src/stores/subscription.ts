@@ -23,13 +23,12 @@ interface SubscriptionState {
   subsLoading: boolean;
   subsError: string;
   selected: PlanDto | null;
-  selectedIndex: number;
   paying: boolean;
   paymentError: string;
   verification: Verification;
   loadPlans: () => Promise<void>;
   loadSubscriptions: () => Promise<void>;
-  select: (plan: PlanDto | null, index?: number) => void;
+  select: (plan: PlanDto | null) => void;
   initializePayment: (plan: PlanDto, user: Pick<UserDto, 'id' | 'email'>) => Promise<void>;
   /** Returns the activated subscription on success, null otherwise. */
   verify: (reference: string) => Promise<SubscriptionDto | null>;
@@ -48,7 +47,6 @@ export const useSubscription = create<SubscriptionState>((set) => ({
   subsLoading: true,
   subsError: '',
   selected: null,
-  selectedIndex: -1,
   paying: false,
   paymentError: '',
   verification: 'none',
@@ -84,7 +82,7 @@ export const useSubscription = create<SubscriptionState>((set) => ({
     }
   },
 
-  select: (plan, index = -1) => set({ selected: plan, selectedIndex: plan ? index : -1, paymentError: '' }),
+  select: (plan) => set({ selected: plan, paymentError: '' }),
 
   initializePayment: async (plan, user) => {
     set({ paying: true, paymentError: '' });

@@ -87,11 +87,10 @@ describe('LLM answers (OpenAI-compatible stand-in)', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    // The lead adds LLM_* to config.ts; until then the option is read from app.config.llm.
-    (t.app.config as { llm?: unknown }).llm = { baseUrl: `http://127.0.0.1:${port}`, model: 'stand-in', apiKey: 'k-123', timeoutMs: 300 };
+    t.app.config.llm = { baseUrl: `http://127.0.0.1:${port}`, model: 'stand-in', apiKey: 'k-123', timeoutMs: 300 };
   });
   afterAll(async () => {
-    (t.app.config as { llm?: unknown }).llm = undefined;
+    t.app.config.llm = undefined;
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });

@@ -35,13 +35,13 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       onRequest: authenticate,
     },
     async (request) => {
-      const { conversation } = await findVisibleVisitor(app.db, request.actor, request.params.visitor_id);
+      const { conversation, visitor } = await findVisibleVisitor(app.db, request.actor, request.params.visitor_id);
       if (!conversation) return { message: 'success', data: [] };
       const { since_id: sinceId } = request.query;
       // Opening a conversation (a first load, not a poll) marks it read.
       const data = await conversationMessages(app.db, conversation, sinceId);
       if (sinceId === undefined && conversation.unreadCount > 0) {
-        await markConversationRead(app, conversation, data.at(-1)?.id ?? 0);
+        await markConversationRead(app, conversation, visitor, data.at(-1)?.id ?? 0);
       }
       return { message: 'success', data };
     },
@@ -56,7 +56,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
     const result = await sendMessage(app, {
       visitor,
       senderType: 'user',
-      authorId: request.actor.id,
+      author: request.actor,
       text: input.message,
       image: form.image,
       clientId: input.client_id,

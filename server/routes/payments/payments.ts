@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { billingSettings, providerFor, providerForPayment, REFERENCE_PATTERN } from '../../billing/index.js';
+import { providerFor, providerForPayment, REFERENCE_PATTERN } from '../../billing/index.js';
 import { findPayment, INVALID_PLAN_MESSAGE, startCheckout, verifyPayment } from '../../billing/checkout.js';
 import { chargeFromWebhook, validPaystackSignature } from '../../billing/paystack.js';
 import { decideSandboxCharge, findSandboxCharge, reportOf, sandboxCheckoutHtml } from '../../billing/sandbox.js';
@@ -60,7 +60,7 @@ export default async function paymentsRoutes(fastify: FastifyInstance): Promise<
         userId: request.actor.id,
         email: request.actor.email,
         planId: request.body.plan_id,
-        currency: billingSettings(app.config).currency,
+        currency: app.config.paystack.currency,
         callbackUrl: `${base}/subscription`,
       });
       return { status: 'success', message: 'Authorization URL created', authorization_url: authorizationUrl, reference };
@@ -92,7 +92,7 @@ async function paystackWebhook(app: FastifyInstance): Promise<void> {
 
   app.post('/webhooks/paystack', { schema: { tags: ['billing'], hide: true } }, async (request) => {
     const raw = request.body;
-    const { secretKey } = billingSettings(app.config);
+    const { secretKey } = app.config.paystack;
     if (!secretKey || !Buffer.isBuffer(raw) || !validPaystackSignature(raw, request.headers['x-paystack-signature'], secretKey)) {
       throw new HttpError(401, 'Invalid signature');
     }
@@ -119,7 +119,7 @@ async function sandboxCheckout(app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
 
   const load = async (request: FastifyRequest<{ Params: { reference: string } }>) => {
-    if (billingSettings(app.config).secretKey) throw notFound();
+    if (app.config.paystack.secretKey) throw notFound();
     const { reference } = request.params;
     if (typeof reference !== 'string' || !REFERENCE_PATTERN.test(reference)) throw notFound();
     const charge = await findSandboxCharge(app.db, reference);

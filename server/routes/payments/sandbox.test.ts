@@ -95,7 +95,8 @@ describe('sandbox checkout', () => {
     }
     const owner = await buildAccount(t.app);
     const { reference, checkoutPath } = await startCheckout(owner);
-    Object.assign(t.config, { paystack: { secretKey: 'sk_test_configured', baseUrl: 'http://127.0.0.1:9' } });
+    const unconfigured = t.config.paystack;
+    t.config.paystack = { secretKey: 'sk_test_configured', baseUrl: 'http://127.0.0.1:9', currency: 'USD' };
     try {
       expect((await t.app.inject({ method: 'GET', url: checkoutPath })).statusCode).toBe(404);
       expect((await choose(checkoutPath, 'pay')).statusCode).toBe(404);
@@ -103,7 +104,7 @@ describe('sandbox checkout', () => {
       const res = await call(t.app, 'GET', `/api/verify-payment/${reference}`, { token: owner.token });
       expect(res.body).toEqual({ status: 'pending', message: 'Payment is still being processed', reference });
     } finally {
-      Object.assign(t.config, { paystack: undefined });
+      t.config.paystack = unconfigured;
     }
   });
 

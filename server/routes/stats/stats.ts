@@ -73,8 +73,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
     const layout = bucketLayout(range, now, tzOffset);
     const n = sql<number>`count(*)::int`;
 
-    const [seen, fresh, previous, chats, firstResponse, devices, feedback, teamTotal, series, aiResolved] = await Promise.all([
-      count(db.select({ n }).from(visitors).where(and(eq(visitors.accountId, accountId), gte(visitors.lastSeenAt, since)))),
+    const [fresh, previous, chats, firstResponse, devices, feedback, teamTotal, series, aiResolved] = await Promise.all([
       count(db.select({ n }).from(visitors).where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, since)))),
       count(
         db
@@ -92,6 +91,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
           where ${messages.accountId} = ${accountId} and ${messages.createdAt} >= ${since.toISOString()}::timestamptz
           group by ${messages.conversationId}
         ) x where fu > fv`),
+      // Visitors seen in the range, by device: their sum is the range's active visitors.
       db
         .select({ device: visitors.device, n })
         .from(visitors)
@@ -114,6 +114,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
     const unique = (list: { data: unknown }[], key: (d: any) => unknown) => new Set(list.map((s) => key(s.data))).size;
 
     const avgRow = (firstResponse as { rows: { avg: string | null }[] }).rows[0];
+    const seen = devices.reduce((sum, d) => sum + Number(d.n), 0);
     const deviceCounts = { desktop: 0, mobile: 0, tablet: 0 };
     for (const d of devices) {
       const key = d.device.toLowerCase();

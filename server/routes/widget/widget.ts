@@ -49,7 +49,6 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       referrer: body.referrer,
       locale: body.locale,
     });
-    await app.events.emit('visitor.created', { accountId: visitor.accountId, visitor });
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
   });
 
@@ -75,7 +74,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const result = await sendMessage(app, {
         visitor,
         senderType: 'visitor',
-        authorId: null,
+        author: null,
         text: input.message,
         image: form.image,
         clientId: input.client_id,

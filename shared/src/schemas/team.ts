@@ -23,4 +23,3 @@ export type AssignUsersInput = z.input<typeof assignUsersSchema>;
 export const memberStatusSchema = z.object({
   status: z.enum(['active', 'disabled'], { error: "Status must be 'active' or 'disabled'" }),
 });
-export type MemberStatusInput = z.input<typeof memberStatusSchema>;

@@ -1,14 +1,14 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, api, errorText } from '../../lib/api';
 import { type Metric, normalize, sampleMetrics } from './metrics';
 
 export const INTEGRATION_NO_TOKEN = 'No authentication token found. Please log in again.';
 
 /** The error text of SPEC.md section 8 "Integration": server error field, else message, else fallback. */
 function integrationError(e: unknown): string {
-  if (e instanceof ApiError) return e.error || e.message || 'Failed to load integration data';
-  if (e instanceof Error && e.message) return e.message;
-  return 'Failed to load integration data';
+  const fallback = 'Failed to load integration data';
+  if (!(e instanceof ApiError) && e instanceof Error && e.message) return e.message;
+  return errorText(e, fallback);
 }
 
 /** Loads the widget script and the usage metrics of the integration page. */

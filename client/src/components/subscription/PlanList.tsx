@@ -7,7 +7,7 @@ import { planPrice } from './format';
  * Step 1: the plan grid (1, 2 or 3 columns). The second plan is the most popular one. A plan
  * without a price (Enterprise) is not paid online: its card mails sales instead.
  */
-export function PlanList({ plans, loading, error, onSelect }: { plans: PlanDto[]; loading: boolean; error: string; onSelect: (plan: PlanDto, index: number) => void }) {
+export function PlanList({ plans, loading, error, onSelect }: { plans: PlanDto[]; loading: boolean; error: string; onSelect: (plan: PlanDto) => void }) {
   if (loading) {
     return (
       <div className="sub-state" role="status">
@@ -51,7 +51,7 @@ export function PlanList({ plans, loading, error, onSelect }: { plans: PlanDto[]
                 Contact Sales
               </a>
             ) : (
-              <Button variant={popular ? 'primary' : 'secondary'} block onClick={() => onSelect(plan, i)} aria-label={`${popular ? 'Get Started' : 'Select Plan'}: ${plan.name}`}>
+              <Button variant={popular ? 'primary' : 'secondary'} block onClick={() => onSelect(plan)} aria-label={`${popular ? 'Get Started' : 'Select Plan'}: ${plan.name}`}>
                 {popular ? 'Get Started' : 'Select Plan'}
               </Button>
             )}

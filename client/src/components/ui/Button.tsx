@@ -21,15 +21,6 @@ export function Button({ variant = 'primary', size = 'md', busy = false, block =
   );
 }
 
-/** A small square button holding an icon; `label` is its accessible name. */
-export function IconButton({ label, children, className, type, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { label: string }) {
-  return (
-    <button type={type ?? 'button'} className={`icon-btn ${className ?? ''}`} aria-label={label} title={label} {...rest}>
-      {children}
-    </button>
-  );
-}
-
 export function Spinner({ size = 'md', label }: { size?: 'sm' | 'md' | 'lg'; label?: string }) {
   if (label) return <span className={`spinner spinner-${size}`} role="status" aria-label={label} />;
   return <span className={`spinner spinner-${size}`} aria-hidden="true" />;

@@ -1,4 +1,4 @@
-export { Button, IconButton, Spinner } from './Button';
+export { Button, Spinner } from './Button';
 export { Field, TextField, TextAreaField, SelectField, Toggle } from './Field';
 export { Banner } from './Banner';
 export { Dialog } from './Dialog';

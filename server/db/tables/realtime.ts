@@ -1,2 +1,0 @@
-// Tables of the realtime area; migration: migrations/ (see db/migrate.ts).
-export {};
