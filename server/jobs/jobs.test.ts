@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { jobs as jobsTable, visitors, widgetSettings } from '../db/schema.js';
 import { buildVisitor } from '../test/chatFactories.js';
@@ -8,37 +8,23 @@ import { buildAccount, call } from '../test/factories.js';
 import {
   buildJobsApp,
   decodeHeader,
+  jobsSuite,
   reopenableDb,
-  sleep,
-  startSmtp,
-  uniquePrefix,
-  type JobsTestApp,
   type RunnerKind,
-  type TestSmtp,
+  sleep,
+  uniquePrefix,
 } from '../test/jobs.js';
 
-let smtp: TestSmtp;
-let t: JobsTestApp | undefined;
-beforeAll(async () => {
-  smtp = await startSmtp();
-});
-afterAll(async () => {
-  await smtp.close();
-});
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-  smtp.mails.length = 0;
-});
+const s = jobsSuite();
 
 describe.each<RunnerKind>(['in-process', 'bullmq'])('restart (%s runner)', (runner) => {
   it('runs a job that was pending when the app closed after a new app starts on the same database', async () => {
     const db = await reopenableDb();
     const queuePrefix = uniquePrefix();
     const jobs = { missedChatDelaySeconds: 1, queuePrefix };
-    const first = await buildJobsApp({ runner, smtpUrl: smtp.url, jobs, db });
+    const first = await buildJobsApp({ runner, smtpUrl: s.smtp.url, jobs, db });
     // Closed and dropped by afterEach even when an assertion fails midway.
-    t = {
+    s.t = {
       ...first,
       close: async () => {
         await first.app.close();
@@ -60,19 +46,19 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('restart (%s runner)', (runn
     expect(await first.app.jobs.counts()).toEqual({ pending: 1, failed: 0 });
     await first.app.close();
     await first.database.close();
-    t = undefined;
+    s.t = undefined;
     await sleep(1200); // due while no process runs
-    expect(smtp.mails).toHaveLength(0);
+    expect(s.smtp.mails).toHaveLength(0);
 
-    t = await buildJobsApp({ runner, smtpUrl: smtp.url, jobs, db });
-    const [mail] = await smtp.waitFor(1);
+    s.t = await buildJobsApp({ runner, smtpUrl: s.smtp.url, jobs, db });
+    const [mail] = await s.smtp.waitFor(1);
     expect(decodeHeader(mail!.headers.subject!)).toBe('Missed chat from Rita');
     expect(mail!.to).toEqual([owner.email]);
     await sleep(300);
-    expect(smtp.mails).toHaveLength(1);
-    expect(await t.app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
-    const close = t.close;
-    t.close = async () => {
+    expect(s.smtp.mails).toHaveLength(1);
+    expect(await s.t.app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
+    const close = s.t.close;
+    s.t.close = async () => {
       await close();
       await db.drop();
     };
@@ -81,11 +67,11 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('restart (%s runner)', (runn
 
 describe('jobs without SMTP and without workers', () => {
   it('writes each email as an .eml file under DATA_DIR/mail when SMTP_URL is not set', async () => {
-    t = await buildJobsApp({ runner: 'in-process', jobs: { missedChatDelaySeconds: 3600 } });
-    const owner = await buildAccount(t.app);
-    const v = await buildVisitor(t.app, owner.widgetKey, { name: 'Emil' });
-    await call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'Hi <there>' } });
-    const dir = path.join(t.dataDir, 'mail');
+    s.t = await buildJobsApp({ runner: 'in-process', jobs: { missedChatDelaySeconds: 3600 } });
+    const owner = await buildAccount(s.t.app);
+    const v = await buildVisitor(s.t.app, owner.widgetKey, { name: 'Emil' });
+    await call(s.t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'Hi <there>' } });
+    const dir = path.join(s.t.dataDir, 'mail');
     const until = Date.now() + 5000;
     let files: string[] = [];
     while (files.length === 0 && Date.now() < until) {
@@ -101,22 +87,22 @@ describe('jobs without SMTP and without workers', () => {
   });
 
   it('keeps jobs pending in the database when this process runs no workers', async () => {
-    t = await buildJobsApp({ runner: 'in-process', jobs: { workers: false } });
-    const owner = await buildAccount(t.app);
-    const v = await buildVisitor(t.app, owner.widgetKey);
-    await call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'Hello' } });
+    s.t = await buildJobsApp({ runner: 'in-process', jobs: { workers: false } });
+    const owner = await buildAccount(s.t.app);
+    const v = await buildVisitor(s.t.app, owner.widgetKey);
+    await call(s.t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'Hello' } });
     await sleep(300);
-    const rows = await t.app.database.db.select().from(jobsTable);
+    const rows = await s.t.app.database.db.select().from(jobsTable);
     expect(rows.map((r) => r.name).sort()).toEqual(['notify.missedChat', 'notify.newChat']);
     expect(rows.every((r) => r.status === 'pending')).toBe(true);
-    await expect(t.app.jobs.enqueue('notify.newChat', { accountId: 'nope', conversationId: 1, key: 'k' } as never)).rejects.toThrow();
+    await expect(s.t.app.jobs.enqueue('notify.newChat', { accountId: 'nope', conversationId: 1, key: 'k' } as never)).rejects.toThrow();
   });
 });
 
 describe('POST /api/widget/offline', () => {
   it('validates the email and message and requires the visitor token', async () => {
-    t = await buildJobsApp({ runner: 'in-process', jobs: { workers: false } });
-    const app = t.app;
+    s.t = await buildJobsApp({ runner: 'in-process', jobs: { workers: false } });
+    const app = s.t.app;
     const owner = await buildAccount(app);
     const v = await buildVisitor(app, owner.widgetKey);
     const cases: [unknown, string, string][] = [

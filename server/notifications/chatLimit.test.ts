@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { EVENTS, STARTER_MONTHLY_CHATS } from '@parley/shared';
 import { monthKey } from '../billing/limits.js';
@@ -6,7 +6,14 @@ import { conversations, sentEmails, subscriptions, visitors } from '../db/schema
 import { hashToken, newToken } from '../services/secrets.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
-import { buildJobsApp, decodeHeader, sleep, startSmtp, uniquePrefix, type JobsTestApp, type RunnerKind, type TestSmtp } from '../test/jobs.js';
+import {
+  buildJobsApp,
+  decodeHeader,
+  jobsSuite,
+  type RunnerKind,
+  sleep,
+  uniquePrefix,
+} from '../test/jobs.js';
 import { connect, connected, emitAck, listen } from '../test/sockets.js';
 import { composeChatLimitEmail } from './chatLimit.js';
 
@@ -14,27 +21,14 @@ const month = () => monthKey(new Date());
 const monthName = () => new Date().toLocaleString('en-US', { timeZone: 'UTC', month: 'long', year: 'numeric' });
 
 describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runner)', (runner) => {
-  let smtp: TestSmtp;
-  let t: JobsTestApp | undefined;
-
-  beforeAll(async () => {
-    smtp = await startSmtp();
-  });
-  afterAll(async () => {
-    await smtp.close();
-  });
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-    smtp.mails.length = 0;
-  });
+const s = jobsSuite();
 
   /** A Starter account (trial over) with this month's chats used up. */
   async function starterAtLimit(name = 'Ola <b>& Co</b>'): Promise<TestOwner> {
-    t = await buildJobsApp({ runner, smtpUrl: smtp.url, jobs: { missedChatDelaySeconds: 3600, queuePrefix: uniquePrefix() } });
-    const owner = await buildAccount(t.app, { name });
+    s.t = await buildJobsApp({ runner, smtpUrl: s.smtp.url, jobs: { missedChatDelaySeconds: 3600, queuePrefix: uniquePrefix() } });
+    const owner = await buildAccount(s.t.app, { name });
     const accountId = owner.user.account_id;
-    const db = t.app.database.db;
+    const db = s.t.app.database.db;
     await db.update(subscriptions).set({ expiryDate: new Date(Date.now() - 86_400_000) }).where(eq(subscriptions.accountId, accountId));
     const rows = await db
       .insert(visitors)
@@ -45,8 +39,8 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runne
   }
 
   async function refusedVisitor(owner: TestOwner) {
-    const v = await buildVisitor(t!.app, owner.widgetKey);
-    const res = await call(t!.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'hello?' } });
+    const v = await buildVisitor(s.t!.app, owner.widgetKey);
+    const res = await call(s.t!.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'hello?' } });
     expect(res.status).toBe(403);
     expect(res.body.message).toBe('This account has reached its monthly chat limit');
     return v;
@@ -55,10 +49,10 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runne
   it('emails the owner once this month, however many visitors are refused, with an escaped name and the upgrade link', async () => {
     const owner = await starterAtLimit();
     await Promise.all([refusedVisitor(owner), refusedVisitor(owner), refusedVisitor(owner)]);
-    const [mail] = await smtp.waitFor(1);
+    const [mail] = await s.smtp.waitFor(1);
     await refusedVisitor(owner); // after the email went out
     await sleep(800);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     expect(mail!.to).toEqual([owner.email]);
     expect(decodeHeader(mail!.headers.subject!)).toBe(`You've reached the Starter plan's 100 chats for ${monthName()}`);
     expect(mail!.text).toContain('Hello Ola <b>& Co</b>,');
@@ -67,11 +61,11 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runne
     expect(mail!.html).toContain('Hello Ola &lt;b&gt;&amp; Co&lt;/b&gt;,');
     expect(mail!.html).not.toContain('<b>');
     expect(mail!.html).toContain('href="http://localhost:3000/subscription"');
-    const rows = await t!.app.database.db.select().from(sentEmails).where(eq(sentEmails.accountId, owner.user.account_id));
+    const rows = await s.t!.app.database.db.select().from(sentEmails).where(eq(sentEmails.accountId, owner.user.account_id));
     expect(rows.map((r) => ({ key: r.key, kind: r.kind, status: r.status, conversationId: r.conversationId }))).toEqual([
       { key: `chatLimit:${owner.user.account_id}:${month()}`, kind: 'chatLimit', status: 'sent', conversationId: null },
     ]);
-    expect(await t!.app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
+    expect(await s.t!.app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
   });
 
   it('tells the owner when the refusal comes through the socket too, and a notice of last month does not count', async () => {
@@ -81,11 +75,11 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runne
     const last = new Date();
     last.setUTCDate(1);
     last.setUTCMonth(last.getUTCMonth() - 1);
-    await t!.app.database.db
+    await s.t!.app.database.db
       .insert(sentEmails)
       .values({ key: `chatLimit:${accountId}:${monthKey(last)}`, accountId, kind: 'chatLimit', status: 'sent', recipient: owner.email, sentAt: last });
-    const base = await listen(t!.app);
-    const v = await buildVisitor(t!.app, owner.widgetKey);
+    const base = await listen(s.t!.app);
+    const v = await buildVisitor(s.t!.app, owner.widgetKey);
     const socket = connect(base, { widget_key: owner.widgetKey, visitor_token: v.token });
     try {
       await connected(socket);
@@ -94,21 +88,21 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('chat limit notice (%s runne
     } finally {
       socket.close();
     }
-    const [mail] = await smtp.waitFor(1);
+    const [mail] = await s.smtp.waitFor(1);
     expect(decodeHeader(mail!.headers.subject!)).toContain(monthName());
     await sleep(300);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
   });
 
   it('sends nothing when the account may chat again by the time the job runs (upgraded)', async () => {
     const owner = await starterAtLimit();
     // In the trial again (as if upgraded): the job finds no reason to tell.
-    await t!.app.database.db.update(subscriptions).set({ expiryDate: new Date(Date.now() + 86_400_000) }).where(eq(subscriptions.accountId, owner.user.account_id));
-    await t!.app.jobs.enqueue('notify.chatLimit', { accountId: owner.user.account_id, month: month() });
+    await s.t!.app.database.db.update(subscriptions).set({ expiryDate: new Date(Date.now() + 86_400_000) }).where(eq(subscriptions.accountId, owner.user.account_id));
+    await s.t!.app.jobs.enqueue('notify.chatLimit', { accountId: owner.user.account_id, month: month() });
     const until = Date.now() + 5000;
-    while ((await t!.app.jobs.counts()).pending > 0 && Date.now() < until) await sleep(50);
+    while ((await s.t!.app.jobs.counts()).pending > 0 && Date.now() < until) await sleep(50);
     await sleep(200);
-    expect(smtp.mails).toHaveLength(0);
+    expect(s.smtp.mails).toHaveLength(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { widgetSettings } from '../db/schema.js';
 import { buildVisitor, postForm, type TestVisitor } from '../test/chatFactories.js';
@@ -6,58 +6,42 @@ import { buildAccount, call, type TestOwner } from '../test/factories.js';
 import {
   buildJobsApp,
   decodeHeader,
+  jobsSuite,
+  type RunnerKind,
   setAgentsOffline,
   sleep,
-  startSmtp,
   uniquePrefix,
-  type JobsTestApp,
-  type RunnerKind,
-  type TestSmtp,
 } from '../test/jobs.js';
 import type { JobsConfig } from '../config.js';
 
 const EVIL = '<script>alert("x")</script> & co';
 
 describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s runner)', (runner) => {
-  let smtp: TestSmtp;
-  let t: JobsTestApp | undefined;
-
-  beforeAll(async () => {
-    smtp = await startSmtp();
-  });
-  afterAll(async () => {
-    await smtp.close();
-  });
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-    smtp.mails.length = 0;
-    smtp.failNext(0);
-  });
+const s = jobsSuite();
 
   async function setup(jobs: Partial<JobsConfig> = {}) {
-    t = await buildJobsApp({ runner, smtpUrl: smtp.url, jobs: { missedChatDelaySeconds: 3600, queuePrefix: uniquePrefix(), ...jobs } });
-    const owner = await buildAccount(t.app);
-    return { app: t.app, owner };
+    s.t = await buildJobsApp({ runner, smtpUrl: s.smtp.url, jobs: { missedChatDelaySeconds: 3600, queuePrefix: uniquePrefix(), ...jobs } });
+    const owner = await buildAccount(s.t.app);
+    return { app: s.t.app, owner };
   }
 
   async function visitorSays(owner: TestOwner, text: string, visitor?: TestVisitor) {
     const v =
       visitor ??
-      (await buildVisitor(t!.app, owner.widgetKey, { name: 'Vera <b>', email: 'vera@example.com', page_url: 'https://shop.example/p?a=1&b=<2>' }));
-    const res = await call(t!.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: text } });
+      (await buildVisitor(s.t!.app, owner.widgetKey, { name: 'Vera <b>', email: 'vera@example.com', page_url: 'https://shop.example/p?a=1&b=<2>' }));
+    const res = await call(s.t!.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: text } });
     expect(res.status).toBe(201);
     return v;
   }
 
-  const subjects = () => smtp.mails.map((m) => decodeHeader(m.headers.subject ?? ''));
+  const subjects = () => s.smtp.mails.map((m) => decodeHeader(m.headers.subject ?? ''));
 
   it('emails the owner about a new chat, with escaped HTML, the visitor details and a link', async () => {
     const { owner } = await setup();
     const v = await visitorSays(owner, EVIL);
-    const [mail] = await smtp.waitFor(1);
+    const [mail] = await s.smtp.waitFor(1);
     await sleep(300);
-    expect(smtp.mails).toHaveLength(1); // an agent (the owner) is online: no offline email
+    expect(s.smtp.mails).toHaveLength(1); // an agent (the owner) is online: no offline email
     expect(mail!.to).toEqual([owner.email]);
     expect(decodeHeader(mail!.headers.subject!)).toBe('New chat from Vera <b>');
     expect(mail!.headers['reply-to']).toBeUndefined();
@@ -73,12 +57,12 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
 
   it('emails an offline message with the visitor as reply-to when no agent is online', async () => {
     const { owner } = await setup();
-    await setAgentsOffline(t!.app, owner.user.account_id);
+    await setAgentsOffline(s.t!.app, owner.user.account_id);
     await visitorSays(owner, 'Anyone there?');
-    await smtp.waitFor(2);
+    await s.smtp.waitFor(2);
     await sleep(200);
     expect(subjects().sort()).toEqual(['New chat from Vera <b>', 'Offline message from Vera <b>']);
-    const offline = smtp.mails.find((m) => decodeHeader(m.headers.subject!).startsWith('Offline'))!;
+    const offline = s.smtp.mails.find((m) => decodeHeader(m.headers.subject!).startsWith('Offline'))!;
     expect(offline.to).toEqual([owner.email]);
     expect(offline.headers['reply-to']).toBe('vera@example.com');
     expect(offline.text).toContain('Vera <b>: Anyone there?');
@@ -94,9 +78,9 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     const res = await call(app, 'POST', '/api/widget/offline', { token: v.token, body: { email: 'otto@example.org', message: 'Call me <back>' } });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ message: 'Call me <back>', sender_type: 'visitor', visitor_id: v.id });
-    const [mail] = await smtp.waitFor(1);
+    const [mail] = await s.smtp.waitFor(1);
     await sleep(200);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     expect(decodeHeader(mail!.headers.subject!)).toBe('Offline message from Otto');
     expect(mail!.headers['reply-to']).toBe('otto@example.org');
     expect(mail!.text).toContain('Email: otto@example.org');
@@ -114,9 +98,9 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     await visitorSays(owner, 'Is anybody there?', unanswered);
     const reply = await call(app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: answered.id, message: 'Hi, how can I help?' } });
     expect(reply.status).toBe(201);
-    const [mail] = await smtp.waitFor(1);
+    const [mail] = await s.smtp.waitFor(1);
     await sleep(1500);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     expect(decodeHeader(mail!.headers.subject!)).toBe('Missed chat from Ursula');
     expect(mail!.text).toContain(`visitor=${unanswered.id}`);
     expect(await app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
@@ -136,7 +120,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     expect(form.status).toBe(200);
     await setAgentsOffline(app, owner.user.account_id);
     await visitorSays(owner, 'Hi');
-    await smtp.waitFor(2);
+    await s.smtp.waitFor(2);
     await sleep(1500);
     expect(subjects()).toHaveLength(2);
     expect(subjects().some((s) => s.startsWith(subject))).toBe(false);
@@ -151,17 +135,17 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     const v = await visitorSays(owner, 'one');
     await visitorSays(owner, 'two', v);
     await visitorSays(owner, 'three', v);
-    const [first] = await smtp.waitFor(1);
+    const [first] = await s.smtp.waitFor(1);
     await sleep(1500);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     expect(first!.text).toContain('Vera <b>: three');
     await visitorSays(owner, 'still waiting', v); // the same stretch: no second email
     await sleep(1500);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     const reply = await call(app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: 'Sorry, here now' } });
     expect(reply.status).toBe(201);
     await visitorSays(owner, 'four', v); // a new stretch, unanswered again
-    const mails = await smtp.waitFor(2, 5000);
+    const mails = await s.smtp.waitFor(2, 5000);
     expect(decodeHeader(mails[1]!.headers.subject!)).toBe('Missed chat from Vera <b>');
     expect(mails[1]!.text).toContain('Vera <b>: four');
     await app.events.drain();
@@ -169,7 +153,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     const until = Date.now() + 5000;
     while ((await app.jobs.counts()).pending > 0 && Date.now() < until) await sleep(50);
     expect(await app.jobs.counts()).toEqual({ pending: 0, failed: 0 });
-    expect(smtp.mails).toHaveLength(2);
+    expect(s.smtp.mails).toHaveLength(2);
   });
 
   it('sends at most one email per conversation and kind within the window, then the latest messages', async () => {
@@ -181,12 +165,12 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
       .where(eq(widgetSettings.accountId, owner.user.account_id));
     await setAgentsOffline(app, owner.user.account_id);
     const v = await visitorSays(owner, 'first');
-    await smtp.waitFor(1);
+    await s.smtp.waitFor(1);
     await visitorSays(owner, 'second', v);
     await visitorSays(owner, 'third', v);
     await sleep(800);
-    expect(smtp.mails).toHaveLength(1); // the next one waits for the window's end
-    const mails = await smtp.waitFor(2, 5000);
+    expect(s.smtp.mails).toHaveLength(1); // the next one waits for the window's end
+    const mails = await s.smtp.waitFor(2, 5000);
     await sleep(500);
     expect(mails).toHaveLength(2);
     expect(mails[1]!.text).toContain('Vera <b>: second');
@@ -196,18 +180,18 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
 
   it('retries when the SMTP server fails, then delivers the email once', async () => {
     const { app, owner } = await setup();
-    smtp.failNext(2);
+    s.smtp.failNext(2);
     await visitorSays(owner, 'Are you open?');
-    await smtp.waitFor(1);
+    await s.smtp.waitFor(1);
     await sleep(800);
-    expect(smtp.mails).toHaveLength(1);
+    expect(s.smtp.mails).toHaveLength(1);
     // Only the missed-chat check (an hour away) still waits.
     expect(await app.jobs.counts()).toEqual({ pending: 1, failed: 0 });
   });
 
   it('keeps a job that exhausted its retries as failed, counted on /metrics', async () => {
     const { app, owner } = await setup({ attempts: 2 });
-    smtp.failNext(100);
+    s.smtp.failNext(100);
     await visitorSays(owner, 'Hello');
     const until = Date.now() + 5000;
     while ((await app.jobs.counts()).failed === 0 && Date.now() < until) await sleep(50);
@@ -217,7 +201,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     expect(res.headers['content-type']).toContain('text/plain');
     expect(res.body).toMatch(/^parley_jobs_failed_total 1$/m);
     expect(res.body).toMatch(/^parley_jobs_pending 1$/m);
-    expect(smtp.mails).toHaveLength(0);
+    expect(s.smtp.mails).toHaveLength(0);
   });
 
   it('sends one email when the same notification job runs twice', async () => {
@@ -232,9 +216,9 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('owner notifications (%s run
     const payload = { accountId: owner.user.account_id, conversationId: conv!.id, key: 'same-trigger' };
     await app.jobs.enqueue('notify.newChat', payload);
     await app.jobs.enqueue('notify.newChat', payload);
-    await smtp.waitFor(1);
+    await s.smtp.waitFor(1);
     await sleep(500);
-    expect(smtp.mails).toHaveLength(1);
-    expect(decodeHeader(smtp.mails[0]!.headers.subject!)).toBe('New chat from Ida');
+    expect(s.smtp.mails).toHaveLength(1);
+    expect(decodeHeader(s.smtp.mails[0]!.headers.subject!)).toBe('New chat from Ida');
   });
 });

@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
 import { buildApp } from '../app.js';
 import { REPO_ROOT } from '../paths.js';
-import { loadConfig } from '../config.js';
 import { openPostgres, type Database } from '../db/client.js';
-import { createPgDatabase } from '../test/harness.js';
+import { createPgDatabase, testConfig } from '../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
 import { connect, connected, emitAck, freePort, listen, next } from '../test/sockets.js';
@@ -57,13 +56,7 @@ const nodes: Node[] = [];
 async function startNode(): Promise<Node> {
   const database = await openPostgres(dbUrl);
   await database.migrate(); // both nodes migrate at once: the advisory lock serializes them
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    LOG_LEVEL: 'silent',
-    LOGIN_LIMIT_PER_IP: '100000',
-    REGISTER_LIMIT_PER_IP: '100000',
-  });
+  const config = testConfig(dataDir, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
   const app = await buildApp({ config, database, logger: false });
   const node = { app, base: await listen(app), database };
   nodes.push(node);

@@ -39,6 +39,18 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
   };
 }
 
+/** The configuration test apps start from: quiet, sign-in limits out of the way, plus `env`. */
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    LOGIN_LIMIT_PER_IP: '100000',
+    LOGIN_LIMIT_PER_EMAIL: '100000',
+    REGISTER_LIMIT_PER_IP: '100000',
+    ...env,
+  });
+}
+
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
@@ -60,14 +72,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     database = await openPglite(undefined);
   }
   await database.migrate();
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    LOGIN_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_EMAIL: '100000',
-    REGISTER_LIMIT_PER_IP: '100000',
-    ...env,
-  });
+  const config = testConfig(dataDir, env);
   const app = await buildApp({ config, database, logger: false });
   await app.ready();
   return {

@@ -1,5 +1,6 @@
 /** Test support for the jobs area: a real SMTP server (smtp-server) and apps with jobs settings. */
 import fs from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -8,10 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { createClient } from 'redis';
 import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
-import { TEST_DB, TEST_REDIS_URL, createPgDatabase } from './harness.js';
+import { TEST_DB, TEST_REDIS_URL, createPgDatabase, testConfig } from './harness.js';
 import type { JobsConfig } from '../config.js';
 
 export interface ReceivedMail {
@@ -155,16 +155,12 @@ export async function buildJobsApp(opts: {
   const owned = opts.db ? undefined : await reopenableDb();
   const database = await (opts.db ?? owned)!.open();
   await database.migrate();
-  const base = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    LOGIN_LIMIT_PER_IP: '100000',
-    LOGIN_LIMIT_PER_EMAIL: '100000',
-    REGISTER_LIMIT_PER_IP: '100000',
+  const base = testConfig(dataDir, {
     ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
     ...(opts.runner === 'bullmq' ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...opts.env,
   });
+
   const jobs: JobsConfig = { ...base.jobs, pollMs: 50, backoffMs: 100, ...opts.jobs };
   const app = await buildApp({ config: { ...base, jobs }, database, logger: false });
   await app.ready();
@@ -206,3 +202,25 @@ export async function setAgentsOffline(app: FastifyInstance, accountId: string):
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The lifecycle the jobs suites share, registered in the calling describe (or file): one SMTP
+ * server for the suite; after each test the test's app (`s.t`) is closed, the mailbox emptied
+ * and SMTP failures reset.
+ */
+export function jobsSuite(): { smtp: TestSmtp; t: JobsTestApp | undefined } {
+  const s = { t: undefined } as { smtp: TestSmtp; t: JobsTestApp | undefined };
+  beforeAll(async () => {
+    s.smtp = await startSmtp();
+  });
+  afterAll(async () => {
+    await s.smtp.close();
+  });
+  afterEach(async () => {
+    await s.t?.close();
+    s.t = undefined;
+    s.smtp.mails.length = 0;
+    s.smtp.failNext(0);
+  });
+  return s;
+}
