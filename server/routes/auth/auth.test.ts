@@ -39,6 +39,18 @@ describe('POST /api/vms/register', () => {
     expect(res.body.error).toBe(message);
   });
 
+  it('reports every field at once, the password mismatch included', async () => {
+    const body = { name: 'A', email: 'not-an-email', password: 'short', password_confirmation: 'other' };
+    const res = await call(t.app, 'POST', '/api/vms/register', { body });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      name: ['Name must be at least 2 characters'],
+      email: ['Please enter a valid email address'],
+      password: ['Password must be at least 8 characters'],
+      password_confirmation: ['Passwords do not match'],
+    });
+  });
+
   it('refuses a taken email, whatever its case, with 409 and a field error', async () => {
     await buildAccount(t.app, { email: 'taken@example.com' });
     const res = await call(t.app, 'POST', '/api/vms/register', { body: { ...valid, email: 'TAKEN@example.com' } });
@@ -151,6 +163,12 @@ describe('profile, password, delete', () => {
     expect(wrong.body.errors.current).toEqual(['The current password is incorrect']);
     const mismatch = await call(t.app, 'PUT', '/api/vms/password/update', { token: a.token, body: { current: a.password, new: 'abcdef', confirm: 'abcdeg' } });
     expect(mismatch.body.errors.confirm).toEqual(['New passwords do not match']);
+    const both = await call(t.app, 'PUT', '/api/vms/password/update', { token: a.token, body: { current: '', new: 'abc', confirm: 'abd' } });
+    expect(both.body.errors).toEqual({
+      current: ['Current password is required'],
+      new: ['New password must be at least 6 characters'],
+      confirm: ['New passwords do not match'],
+    });
     const short = await call(t.app, 'PUT', '/api/vms/password/update', { token: a.token, body: { current: a.password, new: 'abc', confirm: 'abc' } });
     expect(short.body.errors.new).toEqual(['New password must be at least 6 characters']);
     const ok = await call(t.app, 'PUT', '/api/vms/password/update', { token: a.token, body: { current: a.password, new: 'n3w-pass', confirm: 'n3w-pass' } });

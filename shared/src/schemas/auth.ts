@@ -1,8 +1,23 @@
 import { z } from 'zod';
 import { emailField, passwordField, requiredText } from './fields.js';
 
-export const registerSchema = z
-  .object({
+/**
+ * "<confirm> must equal <field>", checked beside the object's own fields rather than after them:
+ * zod skips an object-level refine once a field has failed, and the form and the server's 422
+ * must show every field's error at once. Intersect it with the object schema.
+ */
+function sameAs<F extends string, C extends string>(field: F, confirm: C, message: string) {
+  const shape = { [field]: z.unknown(), [confirm]: z.unknown() } as Record<F | C, z.ZodUnknown>;
+  return z
+    .object(shape)
+    .refine((v: Record<string, unknown>) => typeof v[field] !== 'string' || typeof v[confirm] !== 'string' || !v[field] || !v[confirm] || v[field] === v[confirm], {
+      path: [confirm],
+      error: message,
+    });
+}
+
+export const registerSchema = z.intersection(
+  z.object({
     name: requiredText('Name is required').pipe(
       z.string().min(2, { error: 'Name must be at least 2 characters' }),
     ),
@@ -11,12 +26,9 @@ export const registerSchema = z
     password_confirmation: z
       .string({ error: 'Please confirm your password' })
       .min(1, { error: 'Please confirm your password' }),
-  })
-  .superRefine((v, ctx) => {
-    if (v.password_confirmation && v.password && v.password !== v.password_confirmation) {
-      ctx.addIssue({ code: 'custom', path: ['password_confirmation'], message: 'Passwords do not match' });
-    }
-  });
+  }),
+  sameAs('password', 'password_confirmation', 'Passwords do not match'),
+);
 export type RegisterInput = z.input<typeof registerSchema>;
 
 export const loginSchema = z.object({
@@ -31,17 +43,14 @@ export const profileSchema = z.object({
 });
 export type ProfileInput = z.input<typeof profileSchema>;
 
-export const passwordChangeSchema = z
-  .object({
+export const passwordChangeSchema = z.intersection(
+  z.object({
     current: z.string({ error: 'Current password is required' }).min(1, { error: 'Current password is required' }).max(1024),
     new: passwordField('New password is required', 6, 'New password must be at least 6 characters'),
     confirm: z.string({ error: 'Please confirm your new password' }).min(1, { error: 'Please confirm your new password' }),
-  })
-  .superRefine((v, ctx) => {
-    if (v.new && v.confirm && v.new !== v.confirm) {
-      ctx.addIssue({ code: 'custom', path: ['confirm'], message: 'New passwords do not match' });
-    }
-  });
+  }),
+  sameAs('new', 'confirm', 'New passwords do not match'),
+);
 export type PasswordChangeInput = z.input<typeof passwordChangeSchema>;
 
 /** SPEC.md section 5: register strength meter, 0 to 5. */
