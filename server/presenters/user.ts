@@ -1,7 +1,8 @@
 import type { UserDto } from '@parley/shared';
 import type { Actor } from '../policies/actor.js';
+import { can, type Rule, rules } from '../policies/index.js';
 
-export function presentUser(a: Omit<Actor, 'tokenHash'>): UserDto {
+export function presentUser(a: Actor): UserDto {
   return {
     id: a.id,
     name: a.name,
@@ -12,5 +13,6 @@ export function presentUser(a: Omit<Actor, 'tokenHash'>): UserDto {
     role: a.roleName,
     account_id: a.accountId,
     created_at: a.createdAt.toISOString(),
+    permissions: (Object.keys(rules) as Rule[]).filter((r) => can(a, r)),
   };
 }

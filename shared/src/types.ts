@@ -11,6 +11,12 @@ export interface UserDto {
   role: string | null;
   account_id: string;
   created_at: string;
+  /**
+   * The policy rules (server/policies) this user passes, e.g. 'settings.write', 'team.manage',
+   * 'billing.manage', 'account.delete': the console shows or hides actions from these, never
+   * from rules of its own.
+   */
+  permissions: string[];
   /** The plan in force (GET /api/vms/user only). */
   plan?: PlanInForceDto;
 }

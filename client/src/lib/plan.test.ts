@@ -7,7 +7,7 @@ const plan = (p: Partial<NonNullable<UserDto['plan']>> = {}): NonNullable<UserDt
 });
 const user = (u: Partial<UserDto> = {}): UserDto => ({
   id: 1, name: 'Olivia', email: 'o@example.com', is_admin: true, status: 'active', type: 'owner', role: null,
-  account_id: 'a', created_at: '2025-01-01T00:00:00.000Z', plan: plan(), ...u,
+  account_id: 'a', created_at: '2025-01-01T00:00:00.000Z', permissions: [], plan: plan(), ...u,
 });
 
 describe('showsChatLimitNotice', () => {

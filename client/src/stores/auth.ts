@@ -98,3 +98,13 @@ export const useAuth = create<AuthState>((set, get) => ({
 
 /** Admin checks follow SPEC.md: is_admin exactly true. */
 export const isAdmin = (user: UserDto | null | undefined): boolean => user?.is_admin === true;
+
+/**
+ * Whether the signed-in user may do `rule` (a server policy rule such as 'settings.write',
+ * 'team.manage', 'billing.manage', 'account.delete'), as the server's user says: the console
+ * follows the user the server returns and keeps no role rules of its own.
+ */
+export const can = (user: UserDto | null | undefined, rule: string): boolean => user?.permissions?.includes(rule) === true;
+
+/** The same, as a hook for screens. */
+export const useCan = (rule: string): boolean => useAuth((s) => can(s.user, rule));
