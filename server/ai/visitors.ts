@@ -1,5 +1,5 @@
 import { hasProfessional } from '../billing/limits.js';
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
 import type { Db } from '../db/client.js';
@@ -119,14 +119,15 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   await sendMessage(app, { ...bot, text: `${a.text}\n\n${HANDOVER_HINT}` });
 }
 
-/** "AI Resolved": conversations the assistant answered where the visitor did not ask for a human. */
-export async function aiResolvedCount(db: Db, accountId: string, since: Date): Promise<number> {
+/** "AI Resolved": conversations the assistant answered where the visitor did not ask for a human (`scope` narrows them, e.g. to what an Agent may see). */
+export async function aiResolvedCount(db: Db, accountId: string, since: Date, scope?: SQL): Promise<number> {
   const [row] = await db
     .select({ n: sql<string>`count(*)` })
     .from(aiConversations)
     .where(
       and(
         eq(aiConversations.accountId, accountId),
+        scope,
         eq(aiConversations.handover, false),
         sql`${aiConversations.botReplies} > 0`,
         gte(aiConversations.firstBotReplyAt, since),

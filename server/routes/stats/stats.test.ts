@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, visitors } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call } from '../../test/factories.js';
-import { buildChattingVisitor, buildVisitor } from '../../test/chatFactories.js';
+import { assignConversation, buildChattingVisitor, buildVisitor } from '../../test/chatFactories.js';
 import { bucketLayout } from './stats.js';
 import { eq } from 'drizzle-orm';
 
@@ -59,6 +59,32 @@ describe('GET /api/vms/stats', () => {
     const bad = await call(t.app, 'GET', '/api/vms/stats?range=1y', { token: owner.token });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.range).toEqual(['range must be 1h, 24h, 7d or 30d']);
+  });
+
+  it('counts for an Agent only what the Agent may see (assigned to them or to nobody)', async () => {
+    const owner = await buildAccount(t.app);
+    const agent = await buildMember(t.app, owner, 'Agent');
+    const other = await buildMember(t.app, owner, 'Agent');
+    const mine = await buildChattingVisitor(t.app, owner.widgetKey, 'mine');
+    await buildChattingVisitor(t.app, owner.widgetKey, 'nobody’s');
+    const theirs = await buildChattingVisitor(t.app, owner.widgetKey, 'theirs');
+    await assignConversation(t.app, mine.id, agent.id);
+    await assignConversation(t.app, theirs.id, other.id);
+    // The other Agent's visitor waited 90 s for an answer: not part of this Agent's response time.
+    await t.database.db.update(messages).set({ createdAt: new Date(Date.now() - 90_000) }).where(eq(messages.senderType, 'visitor'));
+    await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: theirs.id, message: 'answer' } });
+
+    const all = (await call(t.app, 'GET', '/api/vms/stats?range=24h', { token: owner.token })).body.data;
+    expect(all).toMatchObject({ active_chats: 3, active_visitors: 3 });
+    expect(all.series.chats.reduce((a: number, b: number) => a + b, 0)).toBe(3);
+    expect(all.avg_first_response_seconds).toBeGreaterThanOrEqual(89);
+
+    const res = await call(t.app, 'GET', '/api/vms/stats?range=24h', { token: agent.token });
+    expect(res.status).toBe(200);
+    const d = res.body.data;
+    expect(d).toMatchObject({ active_chats: 2, active_visitors: 2, avg_first_response_seconds: null });
+    expect(d.series.chats.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+    expect(d.series.visitors.reduce((a: number, b: number) => a + b, 0)).toBe(2);
   });
 
   it('lays daily buckets on the browser’s midnight', () => {

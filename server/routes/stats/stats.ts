@@ -1,12 +1,15 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { type SQL, and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DashboardStatsDto, StatsRange } from '@parley/shared';
 import { aiResolvedCount } from '../../ai/visitors.js';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
-import { aiFeedback, conversations, messages, users, visitors } from '../../db/schema.js';
+import { aiConversations, aiFeedback, conversations, messages, users, visitors } from '../../db/schema.js';
 import { authenticate } from '../../plugins/auth.js';
+import { can, type Actor } from '../../policies/index.js';
+import { visibleConversations } from '../../policies/conversations.js';
 import { rooms } from '../../realtime/audience.js';
 
 const HOUR = 3_600_000;
@@ -31,7 +34,37 @@ export function bucketLayout(range: StatsRange, now: number, tzOffsetMinutes: nu
 
 type Layout = ReturnType<typeof bucketLayout>;
 
-async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', accountId: string, b: Layout): Promise<number[]> {
+/**
+ * What the asker may count (PRODUCT.md section 2): an Agent's figures cover only the
+ * conversations, messages and visitors they may see, like every list they open.
+ */
+function scopes(actor: Actor) {
+  if (can(actor, 'conversations.readAll')) {
+    return {
+      conversation: eq(conversations.accountId, actor.accountId),
+      message: eq(messages.accountId, actor.accountId),
+      visitor: eq(visitors.accountId, actor.accountId),
+      aiConversation: eq(aiConversations.accountId, actor.accountId),
+    };
+  }
+  const visibleConversation = visibleConversations(actor);
+  const visibleConversationOf = (conversationId: AnyPgColumn) =>
+    sql`exists (select 1 from ${conversations} where ${conversations.id} = ${conversationId} and ${visibleConversation})`;
+  return {
+    conversation: visibleConversation,
+    message: and(eq(messages.accountId, actor.accountId), visibleConversationOf(messages.conversationId)) as SQL,
+    // A visitor without a conversation is visible to everyone in the account (visibleVisitors).
+    visitor: and(
+      eq(visitors.accountId, actor.accountId),
+      sql`not exists (select 1 from ${conversations} where ${conversations.visitorId} = ${visitors.id} and not (${visibleConversation}))`,
+    ) as SQL,
+    aiConversation: and(eq(aiConversations.accountId, actor.accountId), visibleConversationOf(aiConversations.conversationId)) as SQL,
+  };
+}
+
+type Scopes = ReturnType<typeof scopes>;
+
+async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', scope: Scopes, b: Layout): Promise<number[]> {
   const start = new Date(b.start);
   const bucket = (col: unknown) => sql<number>`floor(extract(epoch from (${col} - ${start.toISOString()}::timestamptz)) * 1000 / ${b.size})::int`;
   const rows =
@@ -39,18 +72,18 @@ async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', ac
       ? await db
           .select({ b: bucket(visitors.createdAt), n: sql<number>`count(*)::int` })
           .from(visitors)
-          .where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, start)))
+          .where(and(scope.visitor, gte(visitors.createdAt, start)))
           .groupBy(sql`1`)
       : table === 'conversations'
         ? await db
             .select({ b: bucket(conversations.createdAt), n: sql<number>`count(*)::int` })
             .from(conversations)
-            .where(and(eq(conversations.accountId, accountId), gte(conversations.createdAt, start)))
+            .where(and(scope.conversation, gte(conversations.createdAt, start)))
             .groupBy(sql`1`)
         : await db
             .select({ b: bucket(messages.createdAt), n: sql<number>`count(*)::int` })
             .from(messages)
-            .where(and(eq(messages.accountId, accountId), gte(messages.createdAt, start), eq(messages.senderType, 'bot')))
+            .where(and(scope.message, gte(messages.createdAt, start), eq(messages.senderType, 'bot')))
             .groupBy(sql`1`);
   const out = new Array<number>(b.count).fill(0);
   for (const r of rows) if (r.b >= 0 && r.b < b.count) out[r.b] = Number(r.n);
@@ -66,6 +99,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
   app.get('/stats', { schema: { tags: ['dashboard'], querystring: query, security: [{ bearer: [] }] }, onRequest: authenticate }, async (request) => {
     const { range, tz_offset: tzOffset } = request.query;
     const accountId = request.actor.accountId;
+    const scope = scopes(request.actor);
     const db = app.db;
     const now = Date.now();
     const since = new Date(now - SPAN[range]);
@@ -74,28 +108,28 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
     const n = sql<number>`count(*)::int`;
 
     const [fresh, previous, chats, firstResponse, devices, feedback, teamTotal, series, aiResolved] = await Promise.all([
-      count(db.select({ n }).from(visitors).where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, since)))),
+      count(db.select({ n }).from(visitors).where(and(scope.visitor, gte(visitors.createdAt, since)))),
       count(
         db
           .select({ n })
           .from(visitors)
-          .where(and(eq(visitors.accountId, accountId), gte(visitors.createdAt, before), sql`${visitors.createdAt} < ${since.toISOString()}::timestamptz`)),
+          .where(and(scope.visitor, gte(visitors.createdAt, before), sql`${visitors.createdAt} < ${since.toISOString()}::timestamptz`)),
       ),
-      count(db.select({ n }).from(conversations).where(and(eq(conversations.accountId, accountId), gte(conversations.lastMessageAt, since)))),
+      count(db.select({ n }).from(conversations).where(and(scope.conversation, gte(conversations.lastMessageAt, since)))),
       // Per conversation with activity in the range: first staff reply after the first visitor message.
       db.execute<{ avg: string | null }>(sql`
         select avg(extract(epoch from (fu - fv))) as avg from (
           select min(${messages.createdAt}) filter (where ${messages.senderType} = 'visitor') as fv,
                  min(${messages.createdAt}) filter (where ${messages.senderType} = 'user') as fu
           from ${messages}
-          where ${messages.accountId} = ${accountId} and ${messages.createdAt} >= ${since.toISOString()}::timestamptz
+          where ${scope.message} and ${messages.createdAt} >= ${since.toISOString()}::timestamptz
           group by ${messages.conversationId}
         ) x where fu > fv`),
       // Visitors seen in the range, by device: their sum is the range's active visitors.
       db
         .select({ device: visitors.device, n })
         .from(visitors)
-        .where(and(eq(visitors.accountId, accountId), gte(visitors.lastSeenAt, since)))
+        .where(and(scope.visitor, gte(visitors.lastSeenAt, since)))
         .groupBy(visitors.device),
       db
         .select({ value: aiFeedback.value, n })
@@ -103,8 +137,8 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
         .where(and(eq(aiFeedback.accountId, accountId), gte(aiFeedback.updatedAt, since)))
         .groupBy(aiFeedback.value),
       count(db.select({ n }).from(users).where(eq(users.accountId, accountId))),
-      Promise.all([histogram(db, 'visitors', accountId, layout), histogram(db, 'conversations', accountId, layout), histogram(db, 'bot', accountId, layout)]),
-      aiResolvedCount(db, accountId, since),
+      Promise.all([histogram(db, 'visitors', scope, layout), histogram(db, 'conversations', scope, layout), histogram(db, 'bot', scope, layout)]),
+      aiResolvedCount(db, accountId, since, scope.aiConversation),
     ]);
 
     const [consoleSockets, widgetSockets] = await Promise.all([
@@ -112,6 +146,12 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
       app.io.in(rooms.widgets(accountId)).fetchSockets().catch(() => []),
     ]);
     const unique = (list: { data: unknown }[], key: (d: any) => unknown) => new Set(list.map((s) => key(s.data))).size;
+    // An Agent counts only the online visitors they may see.
+    const onlineIds = [...new Set(widgetSockets.map((s) => (s.data as { visitor?: { id?: string } }).visitor?.id).filter((id): id is string => !!id))];
+    const onlineVisitors =
+      onlineIds.length === 0 || can(request.actor, 'conversations.readAll')
+        ? onlineIds.length
+        : await count(db.select({ n }).from(visitors).where(and(scope.visitor, inArray(visitors.id, onlineIds))));
 
     const avgRow = (firstResponse as { rows: { avg: string | null }[] }).rows[0];
     const seen = devices.reduce((sum, d) => sum + Number(d.n), 0);
@@ -130,7 +170,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
       range,
       active_visitors: seen,
       visitors_change_pct: previous > 0 ? Math.round(((fresh - previous) / previous) * 100) : null,
-      online_visitors: unique(widgetSockets, (d) => d.visitor?.id),
+      online_visitors: onlineVisitors,
       active_chats: chats,
       ai_resolved: aiResolved,
       ai_accuracy_pct: fbTotal > 0 ? Math.round((((fb.helpful ?? 0) + 0.5 * (fb.partially_helpful ?? 0)) / fbTotal) * 100) : null,
