@@ -10,7 +10,7 @@ import { createClient, type RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
-import { registerErrorHandler } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { createLimiter, type Limiter } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
@@ -63,6 +63,9 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     logger: logger ? { level: config.logLevel } : false,
     trustProxy: typeof tp === 'number' ? (_addr: string, hop: number) => hop < tp : tp,
     bodyLimit: 1024 * 1024,
+    // Errors before routing (bad URL, long parameter, malformed HTTP) answer the envelope too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodType, z } from 'zod';
 import type { ErrorEnvelope } from '@parley/shared';
@@ -86,4 +87,38 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send(envelope('Not found'));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot read (bad percent-encoding, a parameter
+ * past maxParamLength) answers the envelope, never Fastify's text that echoes the URL back.
+ */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const known: Record<string, [number, string]> = {
+    FST_ERR_BAD_URL: [400, 'The address is not valid'],
+    FST_ERR_MAX_PARAM_LENGTH: [414, 'The address is too long'],
+  };
+  const [status, message] = known[err.code] ?? [400, 'Bad request'];
+  void reply.status(status).send(envelope(message));
+}
+
+/**
+ * Node's `clientError` (a request HTTP itself refuses: wrong Content-Length, bad header line,
+ * headers too large, timeout): the envelope, written straight on the socket, then closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request took too long']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+        : [400, 'Bad Request', 'The request is malformed'];
+  const body = JSON.stringify(envelope(message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
