@@ -1,34 +1,57 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CLIENT_DIST, WIDGET_DIST } from '../paths.js';
+
+/** A Host header fit to appear in a header value: a name or [IPv6] with an optional port. */
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The socket origin (ws:// or wss://) of an http(s) origin. */
+const socketOrigin = (origin: string): string => origin.replace(/^http/, 'ws');
+
+/**
+ * Where the console may connect: its own origin (as the browser reached it, and PUBLIC_URL when
+ * a proxy rewrites the Host), over HTTP and WebSocket. Never `ws:`/`wss:` to any host.
+ */
+export function consoleConnectSources(request: Pick<FastifyRequest, 'protocol' | 'headers'>, publicUrl: string | undefined): string[] {
+  const sources = ["'self'"];
+  const host = request.headers.host;
+  if (host && HOST.test(host)) sources.push(socketOrigin(`${request.protocol}://${host}`));
+  if (publicUrl) {
+    const origin = new URL(publicUrl).origin;
+    sources.push(origin, socketOrigin(origin));
+  }
+  return [...new Set(sources)];
+}
 
 /**
  * The console's Content-Security-Policy: no inline scripts anywhere; styles may be inline (the
- * widget preview's Shadow DOM uses <style>); sockets to this origin; never framed.
+ * widget preview's Shadow DOM uses <style>); requests and sockets to this origin only; never framed.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(connectSources: string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src ${connectSources.join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /**
  * Serves the built console (client/dist) with client-side routing fallback, and the widget
  * loader at /widget.js. Hashed assets are cached for a year; the loader and index.html briefly.
  */
-export async function registerWebApp(app: FastifyInstance): Promise<void> {
-  if (fs.existsSync(WIDGET_DIST)) {
+export async function registerWebApp(app: FastifyInstance, dist = { client: CLIENT_DIST, widget: WIDGET_DIST }): Promise<void> {
+  if (fs.existsSync(dist.widget)) {
     await app.register(fastifyStatic, {
-      root: WIDGET_DIST,
+      root: dist.widget,
       prefix: '/widget/',
       decorateReply: false,
       index: false,
@@ -37,7 +60,7 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
         res.setHeader('Access-Control-Allow-Origin', '*');
       },
     });
-    const loader = path.join(WIDGET_DIST, 'widget.js');
+    const loader = path.join(dist.widget, 'widget.js');
     app.get('/widget.js', { schema: { hide: true } }, async (_req, reply) => {
       const body = await fs.promises.readFile(loader);
       return reply
@@ -48,10 +71,10 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
     });
   }
 
-  const indexHtml = path.join(CLIENT_DIST, 'index.html');
+  const indexHtml = path.join(dist.client, 'index.html');
   if (!fs.existsSync(indexHtml)) return;
   await app.register(fastifyStatic, {
-    root: CLIENT_DIST,
+    root: dist.client,
     prefix: '/',
     decorateReply: true,
     index: false,
@@ -71,7 +94,7 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
       .header('Cache-Control', 'no-cache')
       .header('X-Content-Type-Options', 'nosniff')
       .header('X-Frame-Options', 'DENY')
-      .header('Content-Security-Policy', CONSOLE_CSP)
+      .header('Content-Security-Policy', consoleCsp(consoleConnectSources(request, app.config.publicUrl)))
       .header('Referrer-Policy', 'strict-origin-when-cross-origin')
       .type('text/html; charset=utf-8')
       .send(await fs.promises.readFile(indexHtml));
