@@ -46,6 +46,8 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined)),
   PAYSTACK_BASE_URL: optionalUrl(['http', 'https']),
+  /** Without PAYSTACK_SECRET_KEY: serve the built-in sandbox checkout (true) or refuse plan payments (false). */
+  PAYMENT_SANDBOX: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   PAYMENT_CURRENCY: z
     .string()
     .trim()
@@ -74,8 +76,8 @@ export interface Config {
   consoleOrigins: string[];
   logLevel: string;
   rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
-  /** Card payments: Paystack when secretKey is set, the built-in sandbox otherwise. */
-  paystack: { secretKey: string | undefined; baseUrl: string; currency: string };
+  /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
+  paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
   jobs: JobsConfig;
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
@@ -154,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretKey: e.PAYSTACK_SECRET_KEY,
       baseUrl: (e.PAYSTACK_BASE_URL ?? 'https://api.paystack.co').replace(/\/+$/, ''),
       currency: e.PAYMENT_CURRENCY,
+      sandbox: e.PAYMENT_SANDBOX === 'true',
     },
     jobs: {
       workers: e.JOBS_WORKERS === 'true',

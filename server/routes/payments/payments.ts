@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { providerFor, providerForPayment, REFERENCE_PATTERN } from '../../billing/index.js';
+import { logPaymentMode, paymentMode, providerFor, providerForPayment, REFERENCE_PATTERN } from '../../billing/index.js';
 import { findPayment, INVALID_PLAN_MESSAGE, startCheckout, verifyPayment } from '../../billing/checkout.js';
 import { chargeFromWebhook, validPaystackSignature } from '../../billing/paystack.js';
 import { decideSandboxCharge, findSandboxCharge, reportOf, sandboxCheckoutHtml } from '../../billing/sandbox.js';
@@ -48,6 +48,7 @@ function verifyAnswer({ payment, subscription }: Settlement) {
 
 export default async function paymentsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  logPaymentMode(app);
 
   app.post(
     '/initialize-payment',
@@ -113,13 +114,13 @@ async function paystackWebhook(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** The offline sandbox's checkout page (only while no provider key is configured). */
+/** The offline sandbox's checkout page (only while it is the provider in force). */
 async function sandboxCheckout(app: FastifyInstance): Promise<void> {
   // The page's plain HTML forms post urlencoded bodies; they carry nothing we read.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
 
   const load = async (request: FastifyRequest<{ Params: { reference: string } }>) => {
-    if (app.config.paystack.secretKey) throw notFound();
+    if (paymentMode(app.config) !== 'sandbox') throw notFound();
     const { reference } = request.params;
     if (typeof reference !== 'string' || !REFERENCE_PATTERN.test(reference)) throw notFound();
     const charge = await findSandboxCharge(app.db, reference);

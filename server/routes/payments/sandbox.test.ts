@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payments, plans, subscriptions } from '../../db/schema.js';
+import { payments, plans, sandboxCharges, subscriptions } from '../../db/schema.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 
@@ -96,7 +96,7 @@ describe('sandbox checkout', () => {
     const owner = await buildAccount(t.app);
     const { reference, checkoutPath } = await startCheckout(owner);
     const unconfigured = t.config.paystack;
-    t.config.paystack = { secretKey: 'sk_test_configured', baseUrl: 'http://127.0.0.1:9', currency: 'USD' };
+    t.config.paystack = { ...unconfigured, secretKey: 'sk_test_configured', baseUrl: 'http://127.0.0.1:9' };
     try {
       expect((await t.app.inject({ method: 'GET', url: checkoutPath })).statusCode).toBe(404);
       expect((await choose(checkoutPath, 'pay')).statusCode).toBe(404);
@@ -116,5 +116,36 @@ describe('sandbox checkout', () => {
       payload: '{"event":"charge.success","data":{"reference":"x"}}',
     });
     expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('PAYMENT_SANDBOX=false without a Paystack key', () => {
+  let off: TestApp;
+  beforeAll(async () => {
+    off = await createTestApp({ PAYMENT_SANDBOX: 'false' });
+  });
+  afterAll(() => off.close());
+
+  it('refuses plan payments with a clear error, creates nothing, and serves no checkout page', async () => {
+    const owner = await buildAccount(off.app);
+    const [plan] = await off.database.db.select().from(plans).where(eq(plans.code, 'professional'));
+    const res = await call(off.app, 'POST', '/api/initialize-payment', { token: owner.token, body: { plan_id: plan!.id } });
+    expect(res.status).toBe(503);
+    const message = 'Plan payments are not available on this server: no payment provider is configured.';
+    expect(res.body).toEqual({ message, error: message });
+    expect(await off.database.db.select().from(payments)).toHaveLength(0);
+    expect(await off.database.db.select().from(sandboxCharges)).toHaveLength(0);
+    expect((await off.app.inject({ method: 'GET', url: '/api/payments/sandbox/checkout/prl-abc' })).statusCode).toBe(404);
+  });
+
+  it('a sandbox payment started before the switch is never settled by the sandbox afterwards', async () => {
+    const owner = await buildAccount(off.app);
+    const [plan] = await off.database.db.select().from(plans).where(eq(plans.code, 'professional'));
+    const reference = 'prl-before-switch';
+    await off.database.db.insert(payments).values({ reference, accountId: owner.user.account_id, userId: owner.user.id, planId: plan!.id, amount: 4900, currency: 'USD', provider: 'sandbox' });
+    await off.database.db.insert(sandboxCharges).values({ reference, amount: 4900, currency: 'USD', email: owner.email });
+    const pay = await off.app.inject({ method: 'POST', url: `/api/payments/sandbox/checkout/${reference}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    expect(pay.statusCode).toBe(404);
+    expect(await off.database.db.select().from(subscriptions).where(eq(subscriptions.paymentReference, reference))).toHaveLength(0);
   });
 });
