@@ -30,6 +30,36 @@ export interface MailConfig {
   dataDir: string;
 }
 
+/** Where emails are written when no SMTP server is configured. */
+export const mailDir = (dataDir: string): string => path.join(dataDir, 'mail');
+
+/** The addresses in an .eml's To and Cc headers, lower-cased. */
+function recipientsOf(eml: string): string[] {
+  const head = eml.split(/\r?\n\r?\n/, 1)[0] ?? '';
+  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
+  const lines = unfolded.split(/\r?\n/).filter((l) => /^(to|cc):/i.test(l));
+  return lines.flatMap((l) => l.match(/[^\s<>,;:"]+@[^\s<>,;:"]+/g) ?? []).map((a) => a.toLowerCase());
+}
+
+/** Deletes the written emails (DATA_DIR/mail/*.eml) sent to any of `addresses` (account deletion). */
+export async function removeMailTo(dataDir: string, addresses: string[]): Promise<number> {
+  const wanted = new Set(addresses.map((a) => a.toLowerCase()));
+  if (wanted.size === 0) return 0;
+  const dir = mailDir(dataDir);
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith('.eml')) continue;
+    const file = path.join(dir, name);
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    if (recipientsOf(text).some((a) => wanted.has(a))) {
+      await fs.rm(file, { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 /**
  * SMTP through nodemailer with SMTP_URL; without it every email is written to DATA_DIR/mail/ as
  * an .eml file (and its path logged), so a first-time user can read what would have been sent.
@@ -45,7 +75,7 @@ export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer
       close: () => transport.close(),
     };
   }
-  const dir = path.join(config.dataDir, 'mail');
+  const dir = mailDir(config.dataDir);
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     async send(message) {
