@@ -3,10 +3,10 @@
  * subscription in its period, else the trial in its period, else Starter. Every function takes
  * `now` so tests can move the clock.
  */
-import { and, count, eq, gt, gte, lt } from 'drizzle-orm';
+import { and, count, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { CHAT_LIMIT_REACHED, STARTER_MONTHLY_CHATS, type PlanInForceDto } from '@parley/shared';
-import type { Tx } from '../db/client.js';
-import { conversations, messages, plans, subscriptions } from '../db/schema.js';
+import type { Db, Tx } from '../db/client.js';
+import { chatClaims, conversations, messages, plans, subscriptions } from '../db/schema.js';
 import { HttpError } from '../errors.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 
@@ -120,15 +120,23 @@ export async function assertCanStartChat(db: Tx, accountId: string, now: Date): 
   if (!(await canStartChat(db, accountId, now))) throw new HttpError(403, CHAT_LIMIT_MESSAGE);
 }
 
+/** A claim counts this long at most: a send that has not opened its conversation by then failed. */
+const CLAIM_TTL_MS = 2 * 60_000;
+
 /**
  * Before a visitor's message: a new chat counts against the plan's monthly limit; a chat that
  * already exists always goes on. A conversation opened by the offline form is not a chat yet:
  * the visitor's first live message counts (unless an agent already answered it, the owner's
  * choice). A refusal tells the owner (once a month, 'chat.limitReached'). Shared by the
  * widget's REST call and its socket.
+ *
+ * The check and the chat it lets through are one atomic step per account, across nodes: the
+ * count runs under a transaction-scoped advisory lock on the account, and a visitor let
+ * through leaves a claim (or its offline conversation is counted) before the lock is released,
+ * so the next check already counts it although sendMessage opens the conversation afterwards.
  */
 export async function assertVisitorCanChat(
-  deps: { db: Tx; events: DomainEvents },
+  deps: { db: Db; events: DomainEvents },
   visitor: { id: string; accountId: string },
   now: Date,
 ): Promise<void> {
@@ -147,10 +155,45 @@ export async function assertVisitorCanChat(
       .limit(1);
     if (answered) return;
   }
-  if (!(await canStartChat(db, visitor.accountId, now))) {
+  // The offline-form conversation becomes a chat of this month's count.
+  const countOffline = (tx: Tx) => (open ? tx.update(conversations).set({ countedAt: now }).where(eq(conversations.id, open.id)) : undefined);
+  const limit = chatLimitOf((await planInForce(db, visitor.accountId, now)).plan);
+  if (limit === null) {
+    await countOffline(db);
+    return;
+  }
+  const allowed = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`parley:chat-limit:${visitor.accountId}`}, 0))`);
+    if ((await chatsThisMonthWithClaims(tx, visitor.accountId, now)) >= limit) return false;
+    if (open) await countOffline(tx);
+    else {
+      // A first message: its claim counts until its conversation does.
+      await tx
+        .insert(chatClaims)
+        .values({ visitorId: visitor.id, accountId: visitor.accountId, createdAt: now })
+        .onConflictDoUpdate({ target: chatClaims.visitorId, set: { createdAt: now } });
+    }
+    return true;
+  });
+  if (!allowed) {
     await deps.events.emit('chat.limitReached', { accountId: visitor.accountId, month: monthKey(now) });
     throw new HttpError(403, CHAT_LIMIT_MESSAGE);
   }
-  // The offline-form conversation becomes a chat of this month's count.
-  if (open) await db.update(conversations).set({ countedAt: now }).where(eq(conversations.id, open.id));
+}
+
+/** This month's chats plus the claims of first messages whose conversation may not exist yet (one visitor counts once). */
+async function chatsThisMonthWithClaims(tx: Tx, accountId: string, now: Date): Promise<number> {
+  const { start, end } = monthOf(now);
+  const fresh = new Date(Math.max(start.getTime(), now.getTime() - CLAIM_TTL_MS));
+  await tx.delete(chatClaims).where(and(eq(chatClaims.accountId, accountId), lt(chatClaims.createdAt, fresh)));
+  const result = await tx.execute<{ n: number }>(sql`
+    select count(*)::int as n from (
+      select ${conversations.visitorId} as v from ${conversations}
+      where ${conversations.accountId} = ${accountId} and ${conversations.countedAt} >= ${start.toISOString()}::timestamptz
+        and ${conversations.countedAt} < ${end.toISOString()}::timestamptz
+      union
+      select ${chatClaims.visitorId} from ${chatClaims}
+      where ${chatClaims.accountId} = ${accountId} and ${chatClaims.createdAt} < ${end.toISOString()}::timestamptz
+    ) counted`);
+  return Number((result as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
 }

@@ -51,3 +51,19 @@ export const sandboxCharges = pgTable('sandbox_charges', {
   gatewayResponse: text('gateway_response').notNull().default(''),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A new chat let through by the Starter limit whose conversation may not exist yet (migration
+ * 0011_cursor.sql): it counts against the month until the conversation counts, or it expires.
+ */
+export const chatClaims = pgTable(
+  'chat_claims',
+  {
+    visitorId: uuid('visitor_id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('chat_claims_account_idx').on(t.accountId, t.createdAt)],
+);

@@ -67,6 +67,22 @@ async function starterWithChats(n: number): Promise<TestOwner> {
   return owner;
 }
 
+describe('the Starter limit under concurrency', () => {
+  it('lets exactly the remaining chats through when 60 first messages arrive at once at 95/100', async () => {
+    const owner = await starterWithChats(STARTER_MONTHLY_CHATS - 5);
+    const crowd = await Promise.all(Array.from({ length: 60 }, () => buildVisitor(t.app, owner.widgetKey)));
+    const answers = await Promise.all(crowd.map((v, i) => say(v.token, `hello ${i}`)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(55);
+    expect(await planOf(owner)).toMatchObject({ chats_this_month: STARTER_MONTHLY_CHATS, limit_reached: true });
+    // The five let through go on; nobody else got in afterwards.
+    const going = crowd.filter((_, i) => answers[i]!.status === 201);
+    for (const v of going) expect((await say(v.token, 'and on')).status).toBe(201);
+    expect((await say((await buildVisitor(t.app, owner.widgetKey)).token, 'late')).status).toBe(403);
+  });
+});
+
 const planOf = async (owner: TestOwner) => (await call(t.app, 'GET', '/api/vms/user', { token: owner.token })).body.plan;
 const say = (token: string, message: string) => call(t.app, 'POST', '/api/widget/messages', { token, body: { message } });
 const leaveOffline = (token: string, message: string) =>
