@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
-import { createLimiter, type Limiter } from './services/rateLimit.js';
+import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
@@ -43,6 +43,8 @@ declare module 'fastify' {
     events: DomainEvents;
     redis: RedisClientType | undefined;
     limiters: { loginIp: Limiter; loginEmail: Limiter; registerIp: Limiter };
+    /** The widget's limits per IP, visitor and widget key, and its socket caps (PRODUCT.md section 11). */
+    widgetLimits: WidgetLimits;
   }
 }
 
@@ -90,11 +92,13 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('events', new DomainEvents(app.log));
   // Background reactions (learning, auto-answers, mail) finish before anything closes.
   app.addHook('preClose', () => app.events.drain());
+  const { prefix } = config.rateLimits;
   app.decorate('limiters', {
-    loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis),
-    loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis),
-    registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis),
+    loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis, { prefix }),
+    loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis, { prefix }),
+    registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis, { prefix }),
   });
+  app.decorate('widgetLimits', createWidgetLimits(config.widgetLimits, prefix, redis, (err) => app.log.warn({ err }, 'socket slots: redis unavailable')));
   registerErrorHandler(app);
   registerBodyParsers(app);
 

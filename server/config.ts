@@ -40,6 +40,14 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_IP: intInRange(30, 1, 1_000_000),
   LOGIN_LIMIT_PER_EMAIL: intInRange(10, 1, 1_000_000),
   REGISTER_LIMIT_PER_IP: intInRange(20, 1, 1_000_000),
+  /** Redis key prefix of every rate-limit counter and socket slot (tests make it unique). */
+  RATE_LIMIT_PREFIX: z.string().trim().min(1).max(100).default('parley:rl'),
+  WIDGET_LIMIT_PER_IP: intInRange(600, 1, 10_000_000),
+  WIDGET_LIMIT_PER_VISITOR: intInRange(120, 1, 10_000_000),
+  WIDGET_LIMIT_PER_KEY: intInRange(6000, 1, 10_000_000),
+  WIDGET_NEW_VISITORS_PER_IP: intInRange(100, 1, 10_000_000),
+  WIDGET_SOCKETS_PER_VISITOR: intInRange(3, 1, 100_000),
+  WIDGET_SOCKETS_PER_IP: intInRange(50, 1, 1_000_000),
   PAYSTACK_SECRET_KEY: z
     .string()
     .trim()
@@ -75,13 +83,30 @@ export interface Config {
   trustProxy: boolean | number | string[];
   consoleOrigins: string[];
   logLevel: string;
-  rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number };
+  rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number; prefix: string };
+  /** The widget's public calls and sockets (PRODUCT.md section 11 "Limits"), shared across nodes through Redis. */
+  widgetLimits: WidgetLimitsConfig;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
   jobs: JobsConfig;
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
   llm: LlmConfig | undefined;
+}
+
+export interface WidgetLimitsConfig {
+  /** WIDGET_LIMIT_PER_IP: widget calls and socket events per minute from one IP (IPv6: one /64). */
+  perIp: number;
+  /** WIDGET_LIMIT_PER_VISITOR: calls and socket events per minute of one visitor, over all its tabs. */
+  perVisitor: number;
+  /** WIDGET_LIMIT_PER_KEY: anonymous calls per minute naming one widget key (new visitors, load events). */
+  perKey: number;
+  /** WIDGET_NEW_VISITORS_PER_IP: visitors created per hour from one IP. */
+  newVisitorsPerIp: number;
+  /** WIDGET_SOCKETS_PER_VISITOR: live widget sockets of one visitor; more tabs poll instead. */
+  socketsPerVisitor: number;
+  /** WIDGET_SOCKETS_PER_IP: live widget sockets from one IP. */
+  socketsPerIp: number;
 }
 
 export interface LlmConfig {
@@ -151,6 +176,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginPerIp: e.LOGIN_LIMIT_PER_IP,
       loginPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
       registerPerIp: e.REGISTER_LIMIT_PER_IP,
+      prefix: e.RATE_LIMIT_PREFIX,
+    },
+    widgetLimits: {
+      perIp: e.WIDGET_LIMIT_PER_IP,
+      perVisitor: e.WIDGET_LIMIT_PER_VISITOR,
+      perKey: e.WIDGET_LIMIT_PER_KEY,
+      newVisitorsPerIp: e.WIDGET_NEW_VISITORS_PER_IP,
+      socketsPerVisitor: e.WIDGET_SOCKETS_PER_VISITOR,
+      socketsPerIp: e.WIDGET_SOCKETS_PER_IP,
     },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,

@@ -10,6 +10,8 @@ export class HttpError extends Error {
     readonly statusCode: number,
     message: string,
     readonly errors?: Record<string, string[]>,
+    /** Seconds before a refused (429) call may be tried again: the Retry-After header, `retry_after` in socket acks. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -48,40 +50,58 @@ function envelope(message: string, errors?: Record<string, string[]>): ErrorEnve
   return errors ? { message, error: message, errors } : { message, error: message };
 }
 
+/** What any thrown error becomes for a client, over HTTP and sockets alike. */
+export interface ErrorReply {
+  status: number;
+  message: string;
+  errors?: Record<string, string[]>;
+  retryAfterSeconds?: number;
+  /** A server fault (5xx): log it. Bad input never is one. */
+  unexpected: boolean;
+}
+
+/** Fastify's own 4xx (bad JSON, body too large, wrong content type...): keep the status, plain text. */
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Invalid content length',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'The request is not multipart',
+};
+
+/**
+ * The one mapping from a thrown error to a client's answer: the HTTP error handler and the
+ * socket acks (realtime/guard.ts) both use it, so the same bad input gets the same status and words.
+ */
+export function errorReply(err: unknown): ErrorReply {
+  if (err instanceof HttpError) {
+    return { status: err.statusCode, message: err.message, errors: err.errors, retryAfterSeconds: err.retryAfterSeconds, unexpected: false };
+  }
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const issues = err.validation.map((v) => ({
+      path: v.instancePath.split('/').filter(Boolean),
+      message: v.message ?? 'Invalid value',
+    }));
+    return { status: 422, message: issues[0]?.message ?? VALIDATION_MESSAGE, errors: fieldErrors(issues), unexpected: false };
+  }
+  // Safety net for input the schemas let through but PostgreSQL refuses (never a 5xx for bad input).
+  const e = err as { cause?: { code?: string }; code?: string; statusCode?: number };
+  const pgCode = e?.cause?.code ?? e?.code;
+  if (typeof pgCode === 'string' && /^22[0-9A-Z]{3}$/.test(pgCode)) return { status: 400, message: 'Invalid value', unexpected: false };
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 500) return { status: 500, message: 'Something went wrong. Please try again.', unexpected: true };
+  const message = (typeof e.code === 'string' ? FRAMEWORK_MESSAGES[e.code] : undefined) ?? (status === 429 ? 'Too many requests. Please try again later.' : 'Bad request');
+  return { status, message, unexpected: false };
+}
+
 /** Turns every thrown error into the documented envelope; never a stack trace or SQL text. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
-    if (err instanceof HttpError) {
-      return reply.status(err.statusCode).send(envelope(err.message, err.errors));
-    }
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const issues = err.validation.map((v) => ({
-        path: v.instancePath.split('/').filter(Boolean),
-        message: v.message ?? 'Invalid value',
-      }));
-      return reply.status(422).send(envelope(issues[0]?.message ?? VALIDATION_MESSAGE, fieldErrors(issues)));
-    }
-    // Safety net for input the schemas let through but PostgreSQL refuses (never a 5xx for bad input).
-    const pgCode = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-    if (typeof pgCode === 'string' && /^22[0-9A-Z]{3}$/.test(pgCode)) {
-      return reply.status(400).send(envelope('Invalid value'));
-    }
-    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
-    if (status >= 500) {
-      request.log.error({ err }, 'request failed');
-      return reply.status(500).send(envelope('Something went wrong. Please try again.'));
-    }
-    // Fastify's own 4xx (bad JSON, body too large, wrong content type...): keep the status, plain text.
-    const known: Record<string, string> = {
-      FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
-      FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty',
-      FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
-      FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type',
-      FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Invalid content length',
-      FST_INVALID_MULTIPART_CONTENT_TYPE: 'The request is not multipart',
-    };
-    const message = known[err.code] ?? (status === 429 ? 'Too many requests. Please try again later.' : 'Bad request');
-    return reply.status(status).send(envelope(message));
+    const r = errorReply(err);
+    if (r.unexpected) request.log.error({ err }, 'request failed');
+    if (r.retryAfterSeconds !== undefined) reply.header('Retry-After', String(r.retryAfterSeconds));
+    return reply.status(r.status).send(envelope(r.message, r.errors));
   });
 
   app.setNotFoundHandler((_request, reply) => {

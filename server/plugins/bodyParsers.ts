@@ -5,6 +5,19 @@ import { HttpError } from '../errors.js';
 /** PostgreSQL text cannot hold NUL; refuse it up front rather than fail on insert. */
 export const NUL_MESSAGE = 'Text must not contain NUL characters';
 
+/** True when any string (or key) inside a parsed payload holds a NUL character. */
+export function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || containsNul(v, depth + 1)) return true;
+  return false;
+}
+
+/** The NUL rule for input that does not come through the JSON parser (socket events, form fields). */
+export function assertNoNul(value: unknown): void {
+  if (containsNul(value)) throw new HttpError(400, NUL_MESSAGE);
+}
+
 /**
  * JSON bodies: must be UTF-8 (a body in another encoding is refused, not silently mangled)
  * and must not contain NUL characters.

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { visitors } from '../db/schema.js';
 import { HttpError, unauthenticated } from '../errors.js';
@@ -27,4 +27,36 @@ export async function authenticateVisitor(request: FastifyRequest): Promise<void
   const visitor = await visitorForToken(request.server.db, token);
   if (!visitor) throw unauthenticated();
   request.visitor = visitor;
+}
+
+const keyIn = (v: unknown): string | undefined => {
+  const key = v && typeof v === 'object' ? (v as Record<string, unknown>).unique_code : undefined;
+  return typeof key === 'string' ? key : undefined;
+};
+
+/** onRequest, before the visitor's token is looked up: the call counts against its IP. */
+async function limitWidgetIp(request: FastifyRequest): Promise<void> {
+  await request.server.widgetLimits.ip(request.ip);
+}
+
+/** preValidation: the call counts against its visitor, or (anonymous) against the widget key it names. */
+async function limitWidgetCaller(request: FastifyRequest): Promise<void> {
+  const visitorId = (request as Partial<FastifyRequest>).visitor?.id;
+  const widgetKey = visitorId ? undefined : (keyIn(request.body) ?? keyIn(request.query));
+  await request.server.widgetLimits.caller({ ip: request.ip, visitorId, widgetKey });
+}
+
+/**
+ * The widget's limits on every route of a widget plugin (PRODUCT.md section 11 "Limits"): per IP,
+ * per visitor, per widget key; refused with 429 and Retry-After. Sockets count the same budgets
+ * (realtime/widgetSocket.ts). `keys: false` leaves the key out (the settings every page load reads).
+ */
+export function limitWidgetCalls(app: FastifyInstance, { keys = true }: { keys?: boolean } = {}): void {
+  app.addHook('onRequest', limitWidgetIp);
+  if (keys) app.addHook('preValidation', limitWidgetCaller);
+}
+
+/** Route preValidation of POST /widget/visitors: new visitors per IP and hour. */
+export async function limitNewVisitor(request: FastifyRequest): Promise<void> {
+  await request.server.widgetLimits.newVisitor(request.ip);
 }

@@ -1,19 +1,48 @@
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'socket.io';
 import { eq } from 'drizzle-orm';
 import { accounts } from '../db/schema.js';
 import { actorForToken } from '../plugins/auth.js';
 import { visitorForToken } from '../plugins/visitorAuth.js';
+import type { Config } from '../config.js';
+import { HttpError } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
+import { TOO_MANY_CONNECTIONS, type SocketSlot } from '../services/rateLimit.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { consoleRooms, rooms } from './audience.js';
 
 export type SocketData =
   | { kind: 'console'; actor: Actor }
-  | { kind: 'widget'; visitor: VisitorRow; accountId: string };
+  | { kind: 'widget'; visitor: VisitorRow; accountId: string; slot: SocketSlot };
 
 /** Errors a client sees in connect_error; the same words as the HTTP envelope. */
-const refuse = (message: string, status: number) => Object.assign(new Error(message), { data: { status, message } });
+const refuse = (message: string, status: number, retryAfter?: number) =>
+  Object.assign(new Error(message), { data: retryAfter === undefined ? { status, message } : { status, message, retry_after: retryAfter } });
+
+/** The client's address as Fastify's request.ip gives it (TRUST_PROXY decides whether X-Forwarded-For counts). */
+export function clientIp(req: IncomingMessage, trustProxy: Config['trustProxy']): string {
+  const trust =
+    trustProxy === true
+      ? () => true
+      : trustProxy === false
+        ? () => false
+        : typeof trustProxy === 'number'
+          ? (_addr: string, hop: number) => hop < trustProxy
+          : proxyAddr.compile(trustProxy);
+  return proxyAddr(req, trust);
+}
+
+/** A rate limit's refusal as a handshake refusal, with its retry time. */
+async function orRefuse(check: Promise<void>): Promise<void> {
+  try {
+    await check;
+  } catch (e) {
+    if (e instanceof HttpError) throw refuse(e.message, e.statusCode, e.retryAfterSeconds);
+    throw e;
+  }
+}
 
 const text = (v: unknown, max = 512): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
 
@@ -41,11 +70,18 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket): 
   const widgetKey = text(auth.widget_key, 64);
   const visitorToken = text(auth.visitor_token);
   if (!widgetKey || !visitorToken) throw refuse('No authentication token found', 401);
+  // A widget handshake is a widget call: it counts against its IP before any database read.
+  const ip = clientIp(socket.request, app.config.trustProxy);
+  await orRefuse(app.widgetLimits.ip(ip));
   const visitor = await visitorForToken(app.db, visitorToken);
   if (!visitor) throw refuse('Unauthenticated', 401);
   const [account] = await app.db.select({ key: accounts.widgetKey }).from(accounts).where(eq(accounts.id, visitor.accountId));
   // A visitor token only ever reaches its own conversation, and only through its own widget.
   if (account?.key !== widgetKey) throw refuse('Unauthenticated', 401);
-  socket.data = { kind: 'widget', visitor, accountId: visitor.accountId } satisfies SocketData;
+  // A few live sockets per visitor and per IP, on all nodes together; the widget polls beyond them.
+  const slot: SocketSlot = { id: socket.id, visitorId: visitor.id, ip };
+  const taken = await app.widgetLimits.sockets.acquire(slot);
+  if (taken !== 'ok') throw refuse(TOO_MANY_CONNECTIONS, 429);
+  socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot } satisfies SocketData;
   await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
 }

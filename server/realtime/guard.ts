@@ -1,47 +1,75 @@
 import type { Socket } from 'socket.io';
 import type { SendAck } from '@parley/shared';
-import { HttpError } from '../errors.js';
+import { HttpError, errorReply } from '../errors.js';
+import { assertNoNul } from '../plugins/bodyParsers.js';
+import { TOO_MANY_REQUESTS } from '../services/rateLimit.js';
 
-/** Events a socket may send per window; past that its events are refused, and a flood disconnects it. */
+/** Console sockets: events a socket may send per window; past that its events are refused. */
 const EVENTS_PER_WINDOW = 100;
 const WINDOW_MS = 10_000;
+/** A socket that keeps sending while refused is flooding: it is disconnected. */
 const DISCONNECT_AFTER_REFUSALS = 100;
 
-export type Ack = (reply: SendAck | { ok: true } | { ok: false; status: number; message: string }) => void;
+export interface AckError {
+  ok: false;
+  status: number;
+  message: string;
+  errors?: Record<string, string[]>;
+  /** Seconds before a refused (429) event may be sent again, like HTTP's Retry-After. */
+  retry_after?: number;
+}
+export type Ack = (reply: SendAck | { ok: true } | AckError) => void;
 
-export function toAck(err: unknown): { ok: false; status: number; message: string; errors?: Record<string, string[]> } {
-  if (err instanceof HttpError) {
-    return err.errors ? { ok: false, status: err.statusCode, message: err.message, errors: err.errors } : { ok: false, status: err.statusCode, message: err.message };
-  }
-  return { ok: false, status: 500, message: 'Something went wrong. Please try again.' };
+/** An error as an ack, in the HTTP envelope's words and status (one mapping for both: errors.ts). */
+export function toAck(err: unknown): AckError {
+  const r = errorReply(err);
+  const ack: AckError = { ok: false, status: r.status, message: r.message };
+  if (r.errors) ack.errors = r.errors;
+  if (r.retryAfterSeconds !== undefined) ack.retry_after = r.retryAfterSeconds;
+  return ack;
+}
+
+/** A per-socket budget (console sockets): throws 429 once the window's events are spent. */
+function perSocketWindow(): () => Promise<void> {
+  let windowStart = Date.now();
+  let count = 0;
+  return async () => {
+    const now = Date.now();
+    if (now - windowStart > WINDOW_MS) {
+      windowStart = now;
+      count = 0;
+    }
+    if (++count > EVENTS_PER_WINDOW) throw new HttpError(429, TOO_MANY_REQUESTS, undefined, Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)));
+  };
 }
 
 /**
- * Per-socket rate limit for incoming events, and one safe way to handle them: the handler's
- * error becomes an ack in the HTTP envelope's words, never an exception on the server.
+ * One safe way to handle incoming events: the rate limit (`limit`, shared by all of a widget
+ * visitor's sockets and nodes; a per-socket window for console sockets), the NUL rule of the JSON
+ * body parser, then the handler; any error becomes an ack in the HTTP envelope's words, never an
+ * exception on the server, and only server faults are logged.
  */
-export function guardSocket(socket: Socket, log: { error: (o: object, m: string) => void }) {
-  let windowStart = Date.now();
-  let count = 0;
+export function guardSocket(socket: Socket, log: { error: (o: object, m: string) => void }, limit: () => Promise<void> = perSocketWindow()) {
   let refused = 0;
   return function on(event: string, handler: (payload: unknown, ack: Ack) => Promise<void>): void {
     socket.on(event, (payload: unknown, maybeAck?: unknown) => {
       const ack: Ack = typeof maybeAck === 'function' ? (maybeAck as Ack) : () => {};
-      const now = Date.now();
-      if (now - windowStart > WINDOW_MS) {
-        windowStart = now;
-        count = 0;
-      }
-      if (++count > EVENTS_PER_WINDOW) {
-        ack({ ok: false, status: 429, message: 'Too many requests. Please try again later.' });
-        if (++refused >= DISCONNECT_AFTER_REFUSALS) socket.disconnect(true);
-        return;
-      }
-      handler(payload, ack).catch((err: unknown) => {
-        const reply = toAck(err);
-        if (reply.status >= 500) log.error({ err, event }, 'socket event failed');
-        ack(reply);
-      });
+      limit()
+        .then(
+          () => {
+            assertNoNul(payload);
+            return handler(payload, ack);
+          },
+          (err: unknown) => {
+            if (++refused >= DISCONNECT_AFTER_REFUSALS) socket.disconnect(true);
+            throw err;
+          },
+        )
+        .catch((err: unknown) => {
+          const reply = toAck(err);
+          if (errorReply(err).unexpected) log.error({ err, event }, 'socket event failed');
+          ack(reply);
+        });
     });
   };
 }

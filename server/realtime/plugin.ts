@@ -4,6 +4,7 @@ import { createClient } from 'redis';
 import { Server } from 'socket.io';
 import { EVENTS } from '@parley/shared';
 import { useLivePresence } from '../services/presence.js';
+import { SLOT_REFRESH_MS, type SocketSlot } from '../services/rateLimit.js';
 import { authenticateSocket, type SocketData } from './auth.js';
 import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
@@ -97,15 +98,28 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
       (err: Error) => next(err),
     );
   });
+  // Widget sockets hold a slot of their visitor's and IP's caps while they live (refreshed so
+  // a dead node's slots expire), given back on disconnect.
+  const slots = new Map<string, SocketSlot>();
+  const caps = app.widgetLimits.sockets;
+  const refresh = setInterval(() => void caps.refresh([...slots.values()]), SLOT_REFRESH_MS);
+  refresh.unref();
   io.on('connection', (socket) => {
-    if (socket.data.kind === 'console') onConsoleSocket(app, socket);
-    else onWidgetSocket(app, socket);
+    if (socket.data.kind === 'console') return onConsoleSocket(app, socket);
+    const { slot } = socket.data;
+    slots.set(slot.id, slot);
+    socket.on('disconnect', () => {
+      slots.delete(slot.id);
+      caps.release(slot).catch(() => {}); // never rejects; a lost release expires with the slot
+    });
+    onWidgetSocket(app, socket);
   });
   subscribePush(app);
 
   // preClose, not onClose: the HTTP server only finishes closing once these upgraded connections end.
   app.addHook('preClose', async () => {
     closing = true;
+    clearInterval(refresh);
     io.local.disconnectSockets(true); // local: with the Redis adapter the plain call would close every node's sockets
     await new Promise<void>((resolve) => {
       io.close(() => resolve());

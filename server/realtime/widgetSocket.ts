@@ -28,7 +28,12 @@ const socketSendSchema = widgetMessageSchema.extend({
 export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
   const visitorId = data.visitor.id;
-  const on = guardSocket(socket, app.log);
+  const { ip } = data.slot;
+  // Events count against the visitor and its IP over all their sockets and nodes, like its REST calls.
+  const on = guardSocket(socket, app.log, async () => {
+    await app.widgetLimits.ip(ip);
+    await app.widgetLimits.caller({ ip, visitorId });
+  });
   let chatting = false;
 
   const audience = async () => {

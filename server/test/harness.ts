@@ -39,7 +39,20 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
   };
 }
 
-/** The configuration test apps start from: quiet, sign-in limits out of the way, plus `env`. */
+/** Widget limits out of the way (every test client is 127.0.0.1); limit tests set them low. */
+export const RELAXED_WIDGET_LIMITS: Record<string, string> = {
+  WIDGET_LIMIT_PER_IP: '1000000',
+  WIDGET_LIMIT_PER_VISITOR: '1000000',
+  WIDGET_LIMIT_PER_KEY: '1000000',
+  WIDGET_NEW_VISITORS_PER_IP: '1000000',
+  WIDGET_SOCKETS_PER_VISITOR: '1000',
+  WIDGET_SOCKETS_PER_IP: '100000',
+};
+
+/** A rate-limit key prefix no other test app (or parallel run on the shared Redis) uses. */
+export const uniqueRateLimitPrefix = () => `parley-test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:rl`;
+
+/** The configuration test apps start from: quiet, sign-in and widget limits out of the way, plus `env`. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
   return loadConfig({
     DATA_DIR: dataDir,
@@ -47,6 +60,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     LOGIN_LIMIT_PER_IP: '100000',
     LOGIN_LIMIT_PER_EMAIL: '100000',
     REGISTER_LIMIT_PER_IP: '100000',
+    RATE_LIMIT_PREFIX: uniqueRateLimitPrefix(),
+    ...RELAXED_WIDGET_LIMITS,
     ...env,
   });
 }

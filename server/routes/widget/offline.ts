@@ -5,7 +5,7 @@ import { emailField, MAX_MESSAGE, requiredText } from '@parley/shared';
 import { sendMessage } from '../../commands/sendMessage.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { HttpError } from '../../errors.js';
-import { authenticateVisitor } from '../../plugins/visitorAuth.js';
+import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { presentMessage } from '../../presenters/message.js';
 
 const offlineSchema = z.object({
@@ -20,6 +20,7 @@ const offlineSchema = z.object({
  */
 export default async function offlineRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  limitWidgetCalls(app);
   app.post(
     '/widget/offline',
     { schema: { tags: ['widget'], body: offlineSchema, security: [{ bearer: [] }] }, onRequest: authenticateVisitor },

@@ -6,6 +6,7 @@ import { hasProfessional } from '../../billing/limits.js';
 import { accounts, widgetSettings } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { presentPublicWidgetSettings } from '../../presenters/widgetSettings.js';
+import { limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { isAgentOnline } from '../../services/presence.js';
 
 /**
@@ -14,6 +15,8 @@ import { isAgentOnline } from '../../services/presence.js';
  */
 export default async function publicWidgetSettingsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  // Per IP only: every page load of every visitor (chatting or not) reads the settings.
+  limitWidgetCalls(app, { keys: false });
 
   app.get(
     '/widget-settings',

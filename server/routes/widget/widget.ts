@@ -19,7 +19,7 @@ import type { Db } from '../../db/client.js';
 import { accounts, conversations, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { readForm } from '../../plugins/uploads.js';
-import { authenticateVisitor } from '../../plugins/visitorAuth.js';
+import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { conversationMessages, presentMessage } from '../../presenters/message.js';
 import { presentVisitor } from '../../presenters/visitor.js';
 
@@ -35,8 +35,9 @@ async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
 /** The widget's own calls (PRODUCT.md section 4): public, or with the visitor's own token. */
 export default async function widgetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  limitWidgetCalls(app);
 
-  app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema } }, async (request, reply) => {
+  app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema }, preValidation: limitNewVisitor }, async (request, reply) => {
     const body = request.body;
     const accountId = await accountIdForKey(app.db, body.unique_code);
     const { visitor, token } = await createVisitor(app.db, {

@@ -1,0 +1,168 @@
+import { io, type Socket } from 'socket.io-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EVENTS, type MessageDto } from '@parley/shared';
+import { NUL_MESSAGE } from '../plugins/bodyParsers.js';
+import { TOO_MANY_CONNECTIONS } from '../services/rateLimit.js';
+import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
+import { buildAccount, call, type TestOwner } from '../test/factories.js';
+import { createTestApp, type TestApp } from '../test/harness.js';
+import { connected, emitAck, listen, silence } from '../test/sockets.js';
+
+/**
+ * Widget sockets (PRODUCT.md section 11 "Limits"): a few live sockets per visitor and per IP
+ * (the widget polls beyond them), events counted per visitor and IP across all their sockets,
+ * one push per socket per stored message, and junk answered like REST.
+ */
+
+let t: TestApp | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.close();
+  await t?.close();
+  t = undefined;
+});
+
+let base: string;
+let owner: TestOwner;
+async function start(env: Record<string, string>): Promise<TestApp> {
+  t = await createTestApp(env);
+  base = await listen(t.app);
+  owner = await buildAccount(t.app);
+  return t;
+}
+
+/** A widget socket from a chosen 127.0.0.x source address. */
+function widget(visitor: TestVisitor, from = '127.0.0.1'): Socket {
+  const s = io(base, {
+    auth: { widget_key: owner.widgetKey, visitor_token: visitor.token },
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    localAddress: from,
+  } as Parameters<typeof io>[1]);
+  sockets.push(s);
+  return s;
+}
+const agent = async () => {
+  const s = io(base, { auth: { token: owner.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+  sockets.push(s);
+  await connected(s);
+  return s;
+};
+
+type ConnectError = { message: string; data?: { status?: number; message?: string } };
+async function refused(s: Socket): Promise<ConnectError> {
+  const outcome = await connected(s).then(
+    () => undefined,
+    (err: ConnectError) => err,
+  );
+  if (!outcome) throw new Error('the socket was accepted');
+  return outcome;
+}
+
+describe('widget socket caps', () => {
+  it("refuses a visitor's socket beyond the cap with 429 and a clear message; a closed socket frees its slot", async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_VISITOR: '2' })).app;
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const first = widget(visitor);
+    await connected(first);
+    await connected(widget(visitor));
+    const err = await refused(widget(visitor));
+    expect(err.message).toBe(TOO_MANY_CONNECTIONS);
+    expect(err.data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS });
+    // Another visitor is not affected.
+    await connected(widget(await buildVisitor(app, owner.widgetKey)));
+    first.close();
+    // The server frees the slot when it sees the close.
+    let again: Socket | undefined;
+    for (let i = 0; i < 20 && !again; i++) {
+      const s = widget(visitor);
+      again = await connected(s).then(
+        () => s,
+        () => undefined,
+      );
+      if (!again) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(again?.connected).toBe(true);
+  });
+
+  it('refuses sockets from one IP beyond its cap; another IP still connects', async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_IP: '3' })).app;
+    const visitors = await Promise.all([1, 2, 3, 4].map(() => buildVisitor(app, owner.widgetKey)));
+    for (const v of visitors.slice(0, 3)) await connected(widget(v, '127.0.0.61'));
+    const err = await refused(widget(visitors[3]!, '127.0.0.61'));
+    expect(err.data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS });
+    await connected(widget(visitors[3]!, '127.0.0.62'));
+  });
+});
+
+describe('widget socket events', () => {
+  it("count against the visitor over all its sockets and its REST calls; a refusal's ack carries retry_after", async () => {
+    const app = (await start({ WIDGET_LIMIT_PER_VISITOR: '4' })).app;
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const [a, b] = [widget(visitor), widget(visitor)];
+    await Promise.all([connected(a), connected(b)]);
+    for (let i = 0; i < 4; i++) {
+      const ack = await emitAck(i % 2 ? b : a, EVENTS.messageSend, { message: `m${i}`, client_id: `c${i}` });
+      expect(ack.ok, JSON.stringify(ack)).toBe(true);
+    }
+    const over = await emitAck(b, EVENTS.messageSend, { message: 'too many', client_id: 'c-over' });
+    expect(over).toMatchObject({ ok: false, status: 429, message: 'Too many requests. Please try again later.' });
+    expect(over.retry_after).toBeGreaterThanOrEqual(1);
+    expect(over.retry_after).toBeLessThanOrEqual(60);
+    expect((await emitAck(a, EVENTS.visitorPage, { page_url: 'https://shop.example/x' })).status).toBe(429);
+    const rest = await call(app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'rest' } });
+    expect(rest.status).toBe(429);
+    expect(Number(rest.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Another visitor's sockets are not affected.
+    const other = widget(await buildVisitor(app, owner.widgetKey));
+    await connected(other);
+    expect((await emitAck(other, EVENTS.messageSend, { message: 'fine', client_id: 'o1' })).ok).toBe(true);
+    const stored = await call(app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
+    expect(stored.body.data.map((m: MessageDto) => m.message)).toEqual(['m0', 'm1', 'm2', 'm3']);
+  });
+
+  it('push one message.created per socket for each stored message, the sender included, none for a retried send', async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_VISITOR: '3' })).app;
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const tabs = [widget(visitor), widget(visitor), widget(visitor)];
+    await Promise.all(tabs.map(connected));
+    const desk = await agent();
+    const got = tabs.map(() => [] as number[]);
+    for (const [i, s] of tabs.entries()) s.on(EVENTS.messageCreated, (p: { message: MessageDto }) => got[i]!.push(p.message.id));
+    const sent = await emitAck(tabs[0]!, EVENTS.messageSend, { message: 'from tab 0', client_id: 'tab0' });
+    const again = await emitAck(tabs[0]!, EVENTS.messageSend, { message: 'from tab 0', client_id: 'tab0' });
+    expect(again.data.id).toBe(sent.data.id);
+    const reply = await emitAck(desk, EVENTS.messageSend, { visitor_id: visitor.id, message: 'hello', client_id: 'desk1' });
+    await silence(tabs[0]!, 'nothing', 600);
+    for (const ids of got) expect(ids).toEqual([sent.data.id, reply.data.id]);
+  });
+
+  it('answer NUL characters with 400 in the envelope, like REST, store nothing and log no error', async () => {
+    const app = (await start({})).app;
+    const errors = vi.spyOn(app.log, 'error');
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const s = widget(visitor);
+    await connected(s);
+    const nul = { ok: false, status: 400, message: NUL_MESSAGE };
+    expect(await emitAck(s, EVENTS.messageSend, { message: 'a\u0000b', client_id: 'n1' })).toEqual(nul);
+    expect(await emitAck(s, EVENTS.visitorPage, { page_url: 'https://shop.example/\u0000' })).toEqual(nul);
+    const desk = await agent();
+    expect(await emitAck(desk, EVENTS.messageSend, { visitor_id: visitor.id, message: 'x\u0000', client_id: 'n2' })).toEqual(nul);
+    // REST says the same.
+    const rest = await call(app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'a\u0000b' } });
+    expect(rest.status).toBe(400);
+    expect(rest.body.message).toBe(NUL_MESSAGE);
+    // Other junk: wrong shapes answer 422 in the envelope's words, never 500.
+    for (const junk of [null, 'text', 42, [1, 2], { message: { $ne: 1 }, client_id: 'j1' }, { message: 'ok', client_id: '../../x' }]) {
+      const ack = await emitAck(s, EVENTS.messageSend, junk);
+      expect(ack.ok).toBe(false);
+      expect(ack.status, JSON.stringify(junk)).toBe(422);
+    }
+    const stored = await call(app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
+    expect(stored.body.data).toEqual([]);
+    const me = await call(app, 'GET', '/api/widget/messages', { token: visitor.token });
+    expect(me.body.data).toEqual([]);
+    expect(errors).not.toHaveBeenCalled();
+  });
+});

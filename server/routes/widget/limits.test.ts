@@ -1,0 +1,162 @@
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { visitors } from '../../db/schema.js';
+import { createTestApp, type TestApp } from '../../test/harness.js';
+import { buildAccount, type TestOwner } from '../../test/factories.js';
+import { listen } from '../../test/sockets.js';
+
+/**
+ * The widget's public calls are limited per IP, per visitor and per widget key (PRODUCT.md
+ * section 11): a refusal is 429 in the envelope with Retry-After, and other IPs, visitors and
+ * already-chatting visitors go on. Clients send from distinct 127.0.0.x source addresses.
+ */
+
+interface Reply {
+  status: number;
+  body: any;
+  retryAfter: string | undefined;
+}
+
+/** A real HTTP call from a chosen local source address. */
+function send(base: string, from: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Reply> {
+  const url = new URL(path, base);
+  const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        localAddress: from,
+        agent: false,
+        headers: {
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+          ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          const ra = res.headers['retry-after'];
+          resolve({ status: res.statusCode ?? 0, body, retryAfter: Array.isArray(ra) ? ra[0] : ra });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function start(env: Record<string, string>): Promise<{ base: string; owner: TestOwner }> {
+  t = await createTestApp(env);
+  const base = await listen(t.app);
+  return { base, owner: await buildAccount(t.app) };
+}
+
+async function newVisitor(base: string, from: string, key: string): Promise<{ id: string; token: string }> {
+  const res = await send(base, from, 'POST', '/api/widget/visitors', { body: { unique_code: key, name: 'Flo' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.data.visitor_id, token: res.body.data.visitor_token };
+}
+
+const expectRefused = (res: Reply, windowSeconds = 60) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(429);
+  expect(res.body).toEqual({ message: 'Too many requests. Please try again later.', error: 'Too many requests. Please try again later.' });
+  expect(Number(res.retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(res.retryAfter)).toBeLessThanOrEqual(windowSeconds);
+};
+
+describe('widget limits per IP', () => {
+  it('answers 429 with Retry-After on every public call once an IP spent its budget; another IP is unaffected', async () => {
+    const PER_IP = 4;
+    const { base, owner } = await start({ WIDGET_LIMIT_PER_IP: String(PER_IP) });
+    const key = owner.widgetKey;
+    // Visitors made from their own addresses, so the calls below start with full budgets.
+    const people: { id: string; token: string }[] = [];
+    for (let i = 0; i < 8; i++) people.push(await newVisitor(base, `127.0.0.${100 + i}`, key));
+
+    type Call = (from: string, i: number) => Promise<Reply>;
+    const calls: Record<string, Call> = {
+      'create visitor': (from) => send(base, from, 'POST', '/api/widget/visitors', { body: { unique_code: key } }),
+      'send message': (from, i) => send(base, from, 'POST', '/api/widget/messages', { token: people[i]!.token, body: { message: 'hi' } }),
+      'poll messages': (from, i) => send(base, from, 'GET', '/api/widget/messages', { token: people[i]!.token }),
+      'update visitor': (from, i) => send(base, from, 'PATCH', '/api/widget/visitor', { token: people[i]!.token, body: { page_url: 'https://shop.example/a' } }),
+      'offline form': (from, i) => send(base, from, 'POST', '/api/widget/offline', { token: people[i]!.token, body: { email: 'flo@example.com', message: 'call me' } }),
+      events: (from) => send(base, from, 'POST', '/api/widget/events', { body: { unique_code: key, load_id: 'load-0001', kind: 'load' } }),
+      'widget settings': (from) => send(base, from, 'GET', `/api/widget-settings?unique_code=${key}`),
+    };
+    let n = 0;
+    for (const [name, run] of Object.entries(calls)) {
+      const flooder = `127.0.0.${10 + n}`;
+      const other = `127.0.0.${40 + n}`;
+      const i = n++;
+      for (let k = 0; k < PER_IP; k++) expect((await run(flooder, i)).status, `${name} #${k}`).toBeLessThan(300);
+      expectRefused(await run(flooder, i));
+      expect((await run(other, i)).status, `${name} from another IP`).toBeLessThan(300);
+    }
+  });
+
+  it('limits new visitors per IP and hour', async () => {
+    const { base, owner } = await start({ WIDGET_NEW_VISITORS_PER_IP: '3' });
+    for (let i = 0; i < 3; i++) await newVisitor(base, '127.0.0.21', owner.widgetKey);
+    expectRefused(await send(base, '127.0.0.21', 'POST', '/api/widget/visitors', { body: { unique_code: owner.widgetKey } }), 3600);
+    await newVisitor(base, '127.0.0.22', owner.widgetKey);
+    expect(await t!.app.db.select().from(visitors)).toHaveLength(4);
+  });
+});
+
+describe('widget limits per visitor', () => {
+  it("counts a visitor's calls over REST whatever its IP; another visitor on the same IP goes on", async () => {
+    const { base, owner } = await start({ WIDGET_LIMIT_PER_VISITOR: '3' });
+    const a = await newVisitor(base, '127.0.0.31', owner.widgetKey);
+    const b = await newVisitor(base, '127.0.0.31', owner.widgetKey);
+    // The visitor moves between addresses (a phone on the move): the budget follows it.
+    for (const from of ['127.0.0.32', '127.0.0.33', '127.0.0.34']) {
+      expect((await send(base, from, 'POST', '/api/widget/messages', { token: a.token, body: { message: `from ${from}` } })).status).toBe(201);
+    }
+    expectRefused(await send(base, '127.0.0.35', 'POST', '/api/widget/messages', { token: a.token, body: { message: 'one too many' } }));
+    expect((await send(base, '127.0.0.32', 'POST', '/api/widget/messages', { token: b.token, body: { message: 'me too' } })).status).toBe(201);
+    const stored = await send(base, '127.0.0.36', 'GET', `/api/vms/messages/${a.id}`, { token: owner.token });
+    expect(stored.body.data.map((m: { message: string }) => m.message)).not.toContain('one too many');
+  });
+});
+
+describe('widget limits per widget key', () => {
+  it('stops new visitors and load events on a key at its ceiling, but never a visitor already chatting', async () => {
+    const { base, owner } = await start({ WIDGET_LIMIT_PER_KEY: '4' });
+    const key = owner.widgetKey;
+    const chatting = await newVisitor(base, '127.0.0.51', key);
+    expect((await send(base, '127.0.0.51', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: 'hello' } })).status).toBe(201);
+    // Other addresses use up the key: new visitors and load events.
+    await newVisitor(base, '127.0.0.52', key);
+    await newVisitor(base, '127.0.0.53', key);
+    expect((await send(base, '127.0.0.54', 'POST', '/api/widget/events', { body: { unique_code: key, load_id: 'load-0002', kind: 'load' } })).status).toBe(202);
+    expectRefused(await send(base, '127.0.0.55', 'POST', '/api/widget/visitors', { body: { unique_code: key } }));
+    expectRefused(await send(base, '127.0.0.56', 'POST', '/api/widget/events', { body: { unique_code: key, load_id: 'load-0003', kind: 'load' } }));
+    // Another account's key is its own.
+    const other = await buildAccount(t!.app, { email: 'other@example.com' });
+    await newVisitor(base, '127.0.0.57', other.widgetKey);
+    // The chatting visitor goes on: messages, polls, page changes, the offline form, the settings.
+    for (let i = 0; i < 5; i++) {
+      expect((await send(base, '127.0.0.51', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: `more ${i}` } })).status).toBe(201);
+    }
+    expect((await send(base, '127.0.0.51', 'GET', '/api/widget/messages', { token: chatting.token })).status).toBe(200);
+    expect((await send(base, '127.0.0.51', 'PATCH', '/api/widget/visitor', { token: chatting.token, body: { page_url: 'https://shop.example/b' } })).status).toBe(200);
+    expect((await send(base, '127.0.0.51', 'GET', `/api/widget-settings?unique_code=${key}`)).status).toBe(200);
+  });
+});
