@@ -68,4 +68,5 @@ export interface SendPayload {
   message: string;
   client_id: string;
 }
-export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: number; message: string; errors?: Record<string, string[]> };
+/** A refused event's ack carries the HTTP status and words; a 429 also `retry_after` (seconds, like Retry-After). */
+export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: number; message: string; errors?: Record<string, string[]>; retry_after?: number };

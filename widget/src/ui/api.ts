@@ -28,7 +28,7 @@ export function createApi(base: string, key: string, token: () => string | undef
     const json = (await res.json().catch(() => ({}))) as { data?: T; message?: string; errors?: Record<string, string[]> };
     if (!res.ok) {
       const first = json.errors ? Object.values(json.errors)[0]?.[0] : undefined;
-      throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status);
+      throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status, Number(res.headers.get('retry-after')) || 0);
     }
     return json.data as T;
   }

@@ -8,7 +8,7 @@ import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
 import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
-import { type Channels, SendError, deliver, isChatLimit, isRetryable, newClientId } from './outbox.js';
+import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
 import { View } from './render.js';
 import { MiniSocket } from './socket.js';
 import { type Stored, load, save } from './storage.js';
@@ -325,7 +325,7 @@ export class Chat {
           s.request<SendAck>(EVENTS.messageSend, { message: o.message, client_id: o.client_id }).then(
             (ack) => {
               if (ack.ok) return ack.data;
-              throw new SendError(ack.message, ack.status);
+              throw new SendError(ack.message, ack.status, ack.retry_after);
             },
             () => Promise.reject(new SendError('timeout')),
           );
@@ -339,6 +339,11 @@ export class Chat {
       this.receive([stored]);
     } catch (err) {
       this.failed(err);
+      if (isRateLimited(err)) {
+        // Too many messages for now: it stays pending in the outbox and goes again when allowed.
+        setTimeout(() => void this.push(m), Math.max(5, err.retryAfter) * 1000);
+        return;
+      }
       if (isChatLimit(err)) {
         // The plan's chats are used up this month: nothing was stored. Offer the offline form,
         // holding what the visitor typed so it is not lost.

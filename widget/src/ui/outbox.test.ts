@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageDto } from '@parley/shared';
-import { type Channels, type Outgoing, SendError, deliver, isChatLimit, newClientId } from './outbox.js';
+import { type Channels, type Outgoing, SendError, deliver, isChatLimit, isRateLimited, newClientId } from './outbox.js';
 
 const stored = (o: Outgoing): MessageDto => ({
   id: 1,
@@ -96,5 +96,27 @@ describe('isChatLimit', () => {
     };
     await expect(deliver({ client_id: 'c', message: 'hi' }, { socket: () => undefined, rest }, noSleep)).rejects.toSatisfy(isChatLimit);
     expect(calls).toBe(1);
+  });
+});
+
+describe('deliver when rate limited', () => {
+  it('waits at least the Retry-After the server gave before trying again, with the same client_id', async () => {
+    const seen: string[] = [];
+    let refused = false;
+    const rest = async (o: Outgoing): Promise<MessageDto> => {
+      seen.push(o.client_id);
+      if (!refused) {
+        refused = true;
+        throw new SendError('Too many requests. Please try again later.', 429, 12);
+      }
+      return stored(o);
+    };
+    const waits: number[] = [];
+    const out = await deliver({ client_id: 'rl', message: 'hi' }, { socket: () => undefined, rest }, { sleep: async (ms: number) => void waits.push(ms) });
+    expect(out.client_id).toBe('rl');
+    expect(seen).toEqual(['rl', 'rl']);
+    expect(waits).toEqual([12_000]);
+    expect(isRateLimited(new SendError('x', 429))).toBe(true);
+    expect(isRateLimited(new SendError('x', 503))).toBe(false);
   });
 });

@@ -1,15 +1,22 @@
 import type { MessageDto } from '@parley/shared';
 import { CHAT_LIMIT_REACHED } from '../shared.js';
 
-/** A send that failed; `status` is the HTTP (or ack) status, 0 for network errors and timeouts. */
+/**
+ * A send that failed; `status` is the HTTP (or ack) status, 0 for network errors and timeouts;
+ * `retryAfter` the seconds a rate-limited (429) call asks to wait (Retry-After, ack retry_after).
+ */
 export class SendError extends Error {
   constructor(
     message: string,
     readonly status = 0,
+    readonly retryAfter = 0,
   ) {
     super(message);
   }
 }
+
+/** Rate limited: the message stays in the outbox and goes again after `retryAfter`. */
+export const isRateLimited = (err: unknown): err is SendError => err instanceof SendError && err.status === 429;
 
 export interface Outgoing {
   client_id: string;
@@ -53,7 +60,8 @@ export async function deliver(
 ): Promise<MessageDto> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
-    if (i > 0) await sleep(backoff(i));
+    // A rate-limited attempt waits as long as the server asked, at least.
+    if (i > 0) await sleep(Math.max(backoff(i), isRateLimited(last) ? last.retryAfter * 1000 : 0));
     const send = (o.image ? undefined : channels.socket()) ?? channels.rest;
     try {
       return await send(o);

@@ -7,10 +7,16 @@
  */
 type Handler = (data: never) => void;
 
+/** 2^5 s > 30 s: the longest backoff. */
+const MAX_BACKOFF_STEP = 5;
+
 export interface SocketEvents {
   connect: () => void;
   disconnect: () => void;
-  /** The server refused the handshake (e.g. bad visitor token: data.status 401). */
+  /**
+   * The server refused the handshake (bad visitor token: data.status 401, never retried; too many
+   * sockets for this visitor or address: 429, retried at the longest backoff while the chat polls).
+   */
   connect_error: (err: { message: string; data?: { status?: number } }) => void;
 }
 
@@ -114,6 +120,7 @@ export class MiniSocket {
       const err = JSON.parse(rest) as { message: string; data?: { status?: number } };
       this.fire('connect_error', err);
       if (err.data?.status === 401) this.closed = true;
+      if (err.data?.status === 429) this.attempts = MAX_BACKOFF_STEP;
       this.ws?.close();
     } else if (kind === '1') {
       // The server ended this socket on purpose (revoked token): do not come back.
@@ -142,7 +149,8 @@ export class MiniSocket {
     else if (!this.closed) this.fire('connect_error', { message: 'unreachable' });
     if (this.closed) return;
     // 1 s, 2 s, 4 s ... up to 30 s, with jitter so a restarted node is not hit by everyone at once.
-    const delay = Math.min(30000, 1000 * 2 ** this.attempts++) * (0.5 + Math.random() / 2);
+    const delay = Math.min(30000, 1000 * 2 ** this.attempts) * (0.5 + Math.random() / 2);
+    this.attempts = Math.min(MAX_BACKOFF_STEP, this.attempts + 1);
     this.retryTimer = setTimeout(() => this.open(), delay);
   }
 }
