@@ -35,15 +35,26 @@ export class ApiError extends Error {
   readonly errors?: FieldErrors;
   /** The parsed body, whatever it was. */
   readonly body: unknown;
+  /** Seconds a rate-limited (429) call asks to wait (its Retry-After). */
+  readonly retryAfter?: number;
 
-  constructor(message: string, opts: { status: number; error?: string; errors?: FieldErrors; body?: unknown }) {
+  constructor(message: string, opts: { status: number; error?: string; errors?: FieldErrors; body?: unknown; retryAfter?: number }) {
     super(message);
     this.name = 'ApiError';
     this.status = opts.status;
     this.error = opts.error;
     this.errors = opts.errors;
     this.body = opts.body;
+    this.retryAfter = opts.retryAfter;
   }
+}
+
+/** The calm words of a 429: when to try again, never an alarm. */
+export function rateLimitedText(retryAfter: number | undefined): string {
+  if (!retryAfter) return 'Too many requests. Please try again in a moment.';
+  if (retryAfter < 60) return `Too many requests. Please try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`;
+  const minutes = Math.ceil(retryAfter / 60);
+  return `Too many requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }
 
 /** The server's human text of an error (its `error` field, else `message`), or the fallback. */
@@ -120,9 +131,15 @@ export async function request<T = unknown>(method: string, path: string, body?: 
   if (res.ok) return parsed as T;
 
   const env = asRecord(parsed);
+  const errors = asRecord(env?.errors) as FieldErrors | null;
+  if (res.status === 429) {
+    // Rate limited: say calmly when to try again; what the user typed stays in its form.
+    const retryAfter = Number(res.headers.get('Retry-After')) || undefined;
+    const text = rateLimitedText(retryAfter);
+    throw new ApiError(text, { status: 429, error: text, errors: errors ?? undefined, body: parsed, retryAfter });
+  }
   const message = (typeof env?.message === 'string' && env.message) || (typeof env?.error === 'string' && env.error) || res.statusText || `Request failed (${res.status})`;
   const error = typeof env?.error === 'string' ? env.error : undefined;
-  const errors = asRecord(env?.errors) as FieldErrors | null;
   throw new ApiError(message, { status: res.status, error, errors: errors ?? undefined, body: parsed });
 }
 
