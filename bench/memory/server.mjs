@@ -16,7 +16,16 @@ async function parley() {
   const database = await openPostgres(process.env.BENCH_DB_URL);
   await database.migrate();
   // One node, no REDIS_URL: the in-memory adapter, as a single-node install runs.
-  const config = loadConfig({ DATA_DIR: process.env.BENCH_DATA_DIR, LOG_LEVEL: 'silent', REGISTER_LIMIT_PER_IP: '100000' });
+  const config = loadConfig({
+    DATA_DIR: process.env.BENCH_DATA_DIR,
+    LOG_LEVEL: 'silent',
+    REGISTER_LIMIT_PER_IP: '100000',
+    // Every load-generator client is 127.0.0.1: the widget's per-IP and per-visitor limits would refuse it.
+    WIDGET_LIMIT_PER_IP: '100000000',
+    WIDGET_LIMIT_PER_VISITOR: '100000000',
+    WIDGET_NEW_VISITORS_PER_IP: '100000000',
+    WIDGET_SOCKETS_PER_IP: '1000000',
+  });
   const app = await buildApp({ config, database, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { port: app.server.address().port, sockets: () => app.io.of('/').sockets.size };

@@ -94,6 +94,8 @@ export default async function setup(project: TestProject) {
     LOGIN_LIMIT_PER_IP: '1000',
     LOGIN_LIMIT_PER_EMAIL: '100',
     REGISTER_LIMIT_PER_IP: '1000',
+    WIDGET_NEW_VISITORS_PER_IP: '10000',
+    WIDGET_LIMIT_PER_IP: '100000',
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
   });
