@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { PoolOptions } from './db/client.js';
 
 /**
  * Configuration, read and validated once at boot. Nothing else reads process.env.
@@ -69,6 +70,13 @@ const envSchema = z.object({
   LLM_BASE_URL: optionalUrl(['http', 'https']),
   LLM_MODEL: z.string().trim().default(''),
   LLM_API_KEY: z.string().trim().default(''),
+  DB_POOL_MAX: intInRange(10, 1, 1000),
+  DB_CONNECT_TIMEOUT_MS: intInRange(5000, 100, 600_000),
+  DB_STATEMENT_TIMEOUT_MS: intInRange(15_000, 100, 3_600_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: intInRange(60_000, 100, 3_600_000),
+  DB_IDLE_TIMEOUT_MS: intInRange(30_000, 100, 3_600_000),
+  DB_KEEPALIVE_DELAY_MS: intInRange(10_000, 100, 3_600_000),
+  READYZ_TIMEOUT_MS: intInRange(2000, 100, 60_000),
 });
 
 export interface Config {
@@ -92,6 +100,8 @@ export interface Config {
   jobs: JobsConfig;
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
   llm: LlmConfig | undefined;
+  /** PostgreSQL pool size and timeouts (DB_*, READYZ_TIMEOUT_MS): a lost database fails calls fast. */
+  database: PoolOptions;
 }
 
 export interface WidgetLimitsConfig {
@@ -202,6 +212,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: 1000,
     },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
+    database: {
+      poolMax: e.DB_POOL_MAX,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      idleTimeoutMs: e.DB_IDLE_TIMEOUT_MS,
+      keepAliveDelayMs: e.DB_KEEPALIVE_DELAY_MS,
+      readyTimeoutMs: e.READYZ_TIMEOUT_MS,
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodType, z } from 'zod';
 import type { ErrorEnvelope } from '@parley/shared';
+import { isDatabaseUnavailable } from './db/client.js';
 
 /** The one error type of the API: a status and the human text for `message` and `error`. */
 export class HttpError extends Error {
@@ -22,6 +23,7 @@ export const forbidden = () => new HttpError(403, 'You do not have permission to
 export const unauthenticated = () => new HttpError(401, 'Unauthenticated');
 
 const VALIDATION_MESSAGE = 'The given data was invalid.';
+export const SERVICE_UNAVAILABLE = 'The service is temporarily unavailable. Please try again in a moment.';
 
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
@@ -85,6 +87,8 @@ export function errorReply(err: unknown): ErrorReply {
     }));
     return { status: 422, message: issues[0]?.message ?? VALIDATION_MESSAGE, errors: fieldErrors(issues), unexpected: false };
   }
+  // The database cannot be reached (or cannot serve now): a temporary condition, never a 500.
+  if (isDatabaseUnavailable(err)) return { status: 503, message: SERVICE_UNAVAILABLE, retryAfterSeconds: 5, unexpected: false };
   // Safety net for input the schemas let through but PostgreSQL refuses (never a 5xx for bad input).
   const e = err as { cause?: { code?: string }; code?: string; statusCode?: number };
   const pgCode = e?.cause?.code ?? e?.code;

@@ -12,8 +12,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Several nodes on one database need a real PostgreSQL: the cluster test runs there only.
-        test: { name: 'pglite', env: { PARLEY_TEST_DB: 'pglite' }, exclude: ['**/node_modules/**', 'realtime/cluster.test.ts'] },
+        // Several nodes on one database, or a network between app and database, need a real
+        // PostgreSQL: those tests run there only.
+        test: { name: 'pglite', env: { PARLEY_TEST_DB: 'pglite' }, exclude: ['**/node_modules/**', 'realtime/cluster.test.ts', 'db/outage.test.ts'] },
       },
       {
         extends: true,

@@ -22,27 +22,255 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // An idle client's error (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+/** Pool timeouts (server/config.ts, DB_* variables): a lost database makes calls fail fast, never hang. */
+export interface PoolOptions {
+  /** Connections per node. */
+  poolMax: number;
+  /** A new connection must be ready (TCP + start-up) within this. */
+  connectTimeoutMs: number;
+  /** PostgreSQL cancels a statement running longer (statement_timeout); the client gives up a little later. */
+  statementTimeoutMs: number;
+  /** A transaction left idle this long is ended by PostgreSQL (idle_in_transaction_session_timeout). */
+  idleInTransactionTimeoutMs: number;
+  /** An idle pooled connection is closed after this. */
+  idleTimeoutMs: number;
+  /** TCP keepalive starts probing an idle connection after this. */
+  keepAliveDelayMs: number;
+  /** /readyz's ping and the recovery probe give up after this. */
+  readyTimeoutMs: number;
+}
+
+export const DEFAULT_POOL_OPTIONS: PoolOptions = {
+  poolMax: 10,
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 15_000,
+  idleInTransactionTimeoutMs: 60_000,
+  idleTimeoutMs: 30_000,
+  keepAliveDelayMs: 10_000,
+  readyTimeoutMs: 2000,
+};
+
+/** Raised at once, without a round trip, while the database is known to be unreachable. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause?: unknown) {
+    super('database unavailable', { cause });
+  }
+}
+
+// Driver errors that mean "cannot reach the database", not "bad query".
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end',
+  'PGlite is closed',
+];
+
+/**
+ * Whether an error (or one of its causes, as drizzle wraps driver errors) means the database
+ * cannot be reached or cannot serve now: network errors, timeouts, SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many
+ * connections), 57014 (statement timeout). The error handler answers these 503.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DatabaseUnavailableError) return true;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300' || code === '57014')) {
+      return true;
+    }
+    if (typeof message === 'string' && UNREACHABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  }
+  return false;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError(new Error(`no answer within ${ms} ms`))), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+type PoolClient = pg.PoolClient & { release: (err?: Error | boolean) => void };
+
+/**
+ * A pool that fails fast while the database is unreachable. The first sign of a lost database
+ * (a connection error, a timed-out query, a ping without answer) opens the breaker: checkouts
+ * fail at once with DatabaseUnavailableError, and every connection opened before is dropped
+ * instead of reused (a failover leaves sockets that never answer again). A probe on a fresh
+ * connection every second closes the breaker as soon as the database answers.
+ */
+class GuardedPool extends pg.Pool {
+  private down = false;
+  private generation = 0;
+  private readonly generations = new WeakMap<pg.PoolClient, number>();
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly opts: PoolOptions,
+  ) {
+    super({ ...clientConfig, max: opts.poolMax, idleTimeoutMillis: opts.idleTimeoutMs });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    this.on('error', (err) => this.noteError(err));
+    this.on('connect', (client) => {
+      this.generations.set(client, this.generation);
+      this.watchQueries(client);
+    });
+  }
+
+  get isDown(): boolean {
+    return this.down;
+  }
+
+  /** Opens the breaker when `err` says the database is unreachable. */
+  noteError(err: unknown): void {
+    if (this.closed || this.down || !isDatabaseUnavailable(err) || err instanceof DatabaseUnavailableError) return;
+    this.trip();
+  }
+
+  trip(): void {
+    if (this.closed || this.down) return;
+    this.down = true;
+    this.generation++;
+    this.scheduleProbe();
+  }
+
+  /** Queries report their errors, so a timed-out query opens the breaker for everyone. */
+  private watchQueries(client: pg.PoolClient): void {
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const last = args.at(-1);
+      if (typeof last === 'function') {
+        args[args.length - 1] = (err: unknown, res: unknown) => {
+          if (err) this.noteError(err);
+          (last as (e: unknown, r: unknown) => void)(err, res);
+        };
+        return original(...args);
+      }
+      const result = original(...args);
+      if (result && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, (err: unknown) => this.noteError(err));
+      }
+      return result;
+    };
+  }
+
+  // The overloads of pg.Pool#connect (promise, or node-style callback as Pool#query uses it).
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
+    const checkout = this.checkout();
+    if (!callback) return checkout;
+    checkout.then(
+      (client) => callback(undefined, client, (release?: unknown) => client.release(release as Error | boolean | undefined)),
+      (err: Error) => callback(err, undefined, () => {}),
+    );
+  }
+
+  private async checkout(): Promise<pg.PoolClient> {
+    for (;;) {
+      if (this.down) throw new DatabaseUnavailableError();
+      let client: PoolClient;
+      try {
+        client = (await super.connect()) as PoolClient;
+      } catch (err) {
+        this.noteError(err);
+        throw err;
+      }
+      const born = this.generations.get(client);
+      if (born !== this.generation) {
+        client.release(new Error('connection opened before the database was lost'));
+        continue;
+      }
+      // A client checked out before the breaker opened is dropped when it comes back.
+      const release = client.release.bind(client);
+      client.release = (err?: Error | boolean) => release(err || (this.generation !== born ? new Error('stale connection') : undefined));
+      return client;
+    }
+  }
+
+  /** One round trip on a fresh connection (not the pool's): is the database back? */
+  private async probe(): Promise<void> {
+    const client = new pg.Client({ ...this.clientConfig, connectionTimeoutMillis: this.opts.readyTimeoutMs });
+    client.on('error', () => {});
+    try {
+      await withTimeout(
+        (async () => {
+          await client.connect();
+          await client.query('select 1');
+        })(),
+        this.opts.readyTimeoutMs,
+      );
+      this.down = false;
+    } finally {
+      void client.end().catch(() => {});
+    }
+  }
+
+  private scheduleProbe(): void {
+    if (this.closed || this.probeTimer) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      this.probe().catch(() => {}).finally(() => {
+        if (this.down) this.scheduleProbe();
+      });
+    }, 1000);
+    this.probeTimer.unref();
+  }
+
+  override async end(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.probeTimer);
+    await super.end();
+  }
+}
+
+export async function openPostgres(url: string, options: Partial<PoolOptions> = {}): Promise<Database> {
+  const opts = { ...DEFAULT_POOL_OPTIONS, ...options };
+  const clientConfig: pg.ClientConfig = {
+    connectionString: url,
+    connectionTimeoutMillis: opts.connectTimeoutMs,
+    statement_timeout: opts.statementTimeoutMs,
+    // The client's own deadline, for a server that stopped answering (statement_timeout cannot fire there).
+    query_timeout: opts.statementTimeoutMs + 1000,
+    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: opts.keepAliveDelayMs,
+  };
+  const pool = new GuardedPool(clientConfig, opts);
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
     async migrate() {
-      const client = await pool.connect();
+      // Its own connection without statement timeouts: a migration may take long.
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: opts.connectTimeoutMs, keepAlive: true });
+      await client.connect();
       try {
         await runMigrations(
           (text) => client.query(text),
           async <T>(text: string, params: unknown[]) => (await client.query(text, params)).rows as T[],
         );
       } finally {
-        client.release();
+        await client.end();
       }
     },
     async ping() {
-      await pool.query('select 1');
+      try {
+        await withTimeout(pool.query('select 1'), opts.readyTimeoutMs);
+      } catch (err) {
+        // No answer in time is a lost database too: fail the next calls fast.
+        if (isDatabaseUnavailable(err)) pool.trip();
+        throw err;
+      }
     },
     close: () => pool.end(),
   };
@@ -76,6 +304,6 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   };
 }
 
-export function openDatabase(config: { databaseUrl?: string | undefined; dataDir: string }): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+export function openDatabase(config: { databaseUrl?: string | undefined; dataDir: string; database?: PoolOptions }): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.database) : openPglite(config.dataDir);
 }
