@@ -1,4 +1,4 @@
-// Every benchmark, one after another: node bench/run-all.mjs [--no-build] [--only=a,b] [--ai-eval]
+// Every benchmark, one after another: node bench/run-all.mjs [--no-build] [--only=a,b] [--ai-eval] [--abuse]
 // Builds the server and the widget first (turbo), installs the competitor widgets into
 // bench/node_modules when missing, and builds the console into a temporary directory.
 // Needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH. Takes about 5 minutes.
@@ -15,6 +15,8 @@ const benches = [
   { name: 'memory', script: 'memory/run.mjs', args: [] },
   { name: 'routes', script: 'routes/run.mjs', args: ['--build'] },
   ...(args.includes('--ai-eval') ? [{ name: 'ai-eval', script: 'ai-eval/run.mjs', args: [] }] : []),
+  // Optional: floods against the default limits while another tenant's console is timed (~4 min).
+  ...(args.includes('--abuse') ? [{ name: 'abuse', script: 'abuse/run.mjs', args: [] }] : []),
 ].filter((b) => !only || only.includes(b.name));
 
 const run = (cmd, cmdArgs, cwd = ROOT) => spawnSync(cmd, cmdArgs, { cwd, stdio: 'inherit' }).status;

@@ -1,0 +1,361 @@
+// Abuse floods against the built server on 127.0.0.1, while another tenant's console is timed.
+// Usage: node bench/abuse/run.mjs   (needs `npx turbo run build --filter=@parley/server`)
+// Options (env): BENCH_ABUSE_MODES=embedded,cluster  BENCH_ABUSE_SECONDS=10 (idle window and
+// flood time bound)  BENCH_ABUSE_SCENARIOS=sockets,visitors,uploads,mail
+// embedded: one node on PGlite, no Redis. cluster: two nodes on PostgreSQL + a private redis-server;
+// the floods hit node A (sockets alternate A and B), the other tenant's console calls node B.
+// The server runs with its default limits: the bench shows what they let through.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { io } from 'socket.io-client';
+import { BENCH_DIR, ROOT, createDatabase, freePort, ms, sleep, startChild, startRedis } from '../lib.mjs';
+
+const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
+const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
+const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
+const SERVER = path.join(ROOT, 'server/dist/index.js');
+
+// ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
+
+function call(base, method, urlPath, { from = '127.0.0.1', token, json, form } = {}) {
+  const url = new URL(urlPath, base);
+  const body = json !== undefined ? Buffer.from(JSON.stringify(json)) : form?.payload;
+  const headers = {
+    ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(form ? form.headers : {}),
+    ...(body ? { 'content-length': String(body.length) } : {}),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
+  return new Promise((resolve) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: from, agent: false, timeout: 60_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        let parsed = null;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed, retryAfter: res.headers['retry-after'] });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, body: null }));
+    req.end(body);
+  });
+}
+
+function multipart(fields, file) {
+  const boundary = `----abuse${randomBytes(8).toString('hex')}`;
+  const parts = Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  if (file) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`), file, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A real PNG of about 5 MB (random pixels, stored uncompressed): just under the 5 MiB image limit. */
+function bigPng(side = 1290) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = [];
+  for (let y = 0; y < side; y++) rows.push(Buffer.from([0]), randomBytes(side * 3));
+  const idat = zlib.deflateSync(Buffer.concat(rows), { level: 0 });
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Runs `task(i)` for i = 0.. with `concurrency` in flight, until `count` tasks or `seconds` pass. */
+async function pool(count, concurrency, seconds, task) {
+  const deadline = Date.now() + seconds * 1000;
+  let next = 0;
+  const lane = async () => {
+    while (next < count && Date.now() < deadline) await task(next++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return next;
+}
+
+// ---- servers --------------------------------------------------------------------------------
+
+async function startNode(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', SERVER], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300 && child.exitCode === null; i++) {
+    if ((await call(base, 'GET', '/readyz')).status === 200) {
+      return {
+        base,
+        async stop() {
+          if (child.exitCode !== null) return;
+          const gone = new Promise((r) => child.once('exit', r));
+          process.kill(child.pid, 'SIGTERM');
+          const t = setTimeout(() => child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 10_000);
+          await gone;
+          clearTimeout(t);
+        },
+      };
+    }
+    await sleep(200);
+  }
+  if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+  throw new Error('the server did not become ready');
+}
+
+async function register(base, name, from) {
+  const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${randomBytes(3).toString('hex')}@example.com`;
+  const password = 'Sup3r-secret!';
+  const res = await call(base, 'POST', '/api/vms/register', { from, json: { name, email, password, password_confirmation: password } });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const settings = await call(base, 'GET', '/api/vms/integration', { token: res.body.token, from });
+  const key = /data-widget="([^"]+)"/.exec(settings.body?.script ?? '')?.[1];
+  if (!key) throw new Error(`no widget key in ${JSON.stringify(settings.body)}`);
+  return { token: res.body.token, key };
+}
+
+// ---- scenarios ------------------------------------------------------------------------------
+
+const SOCKETS = 200;
+const PER_SOCKET = 10;
+
+/** One visitor opens 200 widget sockets from one address and sends 10 messages on each it got (REST for the rest). */
+async function socketsFlood({ flood, key }) {
+  const from = '127.0.0.10';
+  const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
+  const token = v.body.data.visitor_token;
+  const sockets = [];
+  let refused = 0;
+  let pushes = 0;
+  const refusal = new Set();
+  for (let batch = 0; batch < SOCKETS; batch += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const s = io(flood[(batch + i) % flood.length], { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: from });
+        return new Promise((resolve) => {
+          s.once('connect', () => {
+            s.on('message.created', () => pushes++);
+            sockets.push(s);
+            resolve();
+          });
+          s.once('connect_error', (err) => {
+            refused++;
+            refusal.add(err.data?.status ?? err.message);
+            s.close();
+            resolve();
+          });
+        });
+      }),
+    );
+  }
+  const sends = { ok: 0, limited: 0, other: 0 };
+  const count = (status) => (status === 200 || status === 201 ? sends.ok++ : status === 429 ? sends.limited++ : sends.other++);
+  const deadline = Date.now() + SECONDS * 1000;
+  await Promise.all(
+    sockets.map(async (s, si) => {
+      for (let i = 0; i < PER_SOCKET && Date.now() < deadline; i++) {
+        const ack = await s.timeout(10_000).emitWithAck('message.send', { message: `flood ${si}-${i}`, client_id: `s${si}m${i}` }).catch(() => ({ status: 0 }));
+        count(ack.ok ? 200 : ack.status);
+      }
+    }),
+  );
+  // The refused tabs' share, as a flooder would send it: over REST.
+  const restSends = SOCKETS * PER_SOCKET - sockets.length * PER_SOCKET;
+  await pool(restSends, 20, SECONDS, async (i) => count((await call(flood[0], 'POST', '/api/widget/messages', { from, token, json: { message: `rest ${i}`, client_id: `r${i}` } })).status));
+  await sleep(500);
+  for (const s of sockets) s.close();
+  return {
+    attempted: `${SOCKETS} sockets, ${sends.ok + sends.limited + sends.other} sends`,
+    accepted: `${sockets.length} sockets, ${sends.ok} messages`,
+    refused: `${refused} sockets (${[...refusal].join(', ')}), ${sends.limited} messages 429${sends.other ? `, ${sends.other} other` : ''}`,
+    note: `${pushes} pushes to the flooder's sockets`,
+    withinLimits: sockets.length <= 3 && sends.ok <= 120,
+    limits: '<= 3 sockets/visitor, <= 120 events/visitor/min',
+  };
+}
+
+/** One address creates visitors as fast as it can; each writes one message. */
+async function visitorsFlood({ flood, key }) {
+  const from = '127.0.0.11';
+  const r = { created: 0, limited: 0, other: 0, messages: 0 };
+  const attempts = await pool(3000, 20, SECONDS * 2, async (i) => {
+    const v = await call(flood[i % flood.length], 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: `Bot ${i}` } });
+    if (v.status === 201) {
+      r.created++;
+      const m = await call(flood[i % flood.length], 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'buy now' } });
+      if (m.status === 201) r.messages++;
+    } else if (v.status === 429) r.limited++;
+    else r.other++;
+  });
+  return {
+    attempted: `${attempts} new visitors`,
+    accepted: `${r.created} visitors, ${r.messages} chats`,
+    refused: `${r.limited} 429${r.other ? `, ${r.other} other` : ''}`,
+    withinLimits: r.created <= 100,
+    limits: '<= 100 new visitors/IP/hour',
+  };
+}
+
+/** One visitor posts 60 images of about 5 MB. */
+async function uploadsFlood({ flood, key, dataDir }) {
+  const from = '127.0.0.12';
+  const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
+  const token = v.body.data.visitor_token;
+  const png = bigPng();
+  const r = { ok: 0, limited: 0, other: new Map() };
+  const before = await dirBytes(path.join(dataDir, 'storage'));
+  const attempts = await pool(60, 4, SECONDS * 3, async (i) => {
+    const res = await call(flood[i % flood.length], 'POST', '/api/widget/messages', { from, token, form: multipart({ client_id: `u${i}` }, png) });
+    if (res.status === 201) r.ok++;
+    else if (res.status === 429) r.limited++;
+    else r.other.set(res.status, (r.other.get(res.status) ?? 0) + 1);
+  });
+  const grown = (await dirBytes(path.join(dataDir, 'storage'))) - before;
+  const other = [...r.other].map(([s, n]) => `${n} x ${s}`).join(', ');
+  return {
+    attempted: `${attempts} uploads of ${(png.length / 1048576).toFixed(1)} MiB`,
+    accepted: `${r.ok} (${(grown / 1048576).toFixed(0)} MiB stored)`,
+    refused: `${r.limited} 429${other ? `, ${other}` : ''}`,
+    withinLimits: undefined,
+    limits: 'upload budgets (count/bytes per visitor and account) if present; else 120 calls/visitor/min',
+  };
+}
+
+/** 100 anonymous new chats from 100 addresses, with a phishing line as the visitor's name. */
+async function mailFlood({ flood, key, dataDir }) {
+  const mailDir = path.join(dataDir, 'mail');
+  const before = await countFiles(mailDir);
+  const r = { chats: 0, limited: 0, other: 0 };
+  const attempts = await pool(100, 10, SECONDS * 3, async (i) => {
+    const from = `127.0.1.${i + 1}`;
+    const base = flood[i % flood.length];
+    const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
+    if (v.status !== 201) return v.status === 429 ? r.limited++ : r.other++;
+    const m = await call(base, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'Verify at https://evil.example/login' } });
+    if (m.status === 201) r.chats++;
+    else if (m.status === 429) r.limited++;
+    else r.other++;
+  });
+  await sleep(8000); // the jobs send (or batch) the emails
+  const emails = (await countFiles(mailDir)) - before;
+  return {
+    attempted: `${attempts} new chats`,
+    accepted: `${r.chats} chats, ${emails} emails written in 8 s`,
+    refused: `${r.limited} 429${r.other ? `, ${r.other} other` : ''}`,
+    withinLimits: undefined,
+    limits: 'per-account email budget/digest (jobs) if present; new visitors per IP',
+  };
+}
+
+async function countFiles(dir) {
+  return existsSync(dir) ? (await readdir(dir)).length : 0;
+}
+async function dirBytes(dir) {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) total += (await stat(path.join(e.parentPath ?? e.path, e.name))).size;
+  }
+  return total;
+}
+
+const RUN = { sockets: socketsFlood, visitors: visitorsFlood, uploads: uploadsFlood, mail: mailFlood };
+
+// ---- one mode ------------------------------------------------------------------------------
+
+async function runMode(mode) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-abuse-'));
+  const cleanup = [];
+  try {
+    let nodes;
+    if (mode === 'cluster') {
+      const redis = await startRedis();
+      cleanup.push(() => redis.stop());
+      const db = await createDatabase();
+      cleanup.push(() => db.drop());
+      const env = { DATA_DIR: dataDir, DATABASE_URL: db.url, REDIS_URL: redis.url };
+      const a = await startNode(env);
+      cleanup.unshift(() => a.stop());
+      const b = await startNode(env);
+      cleanup.unshift(() => b.stop());
+      nodes = { flood: [a.base, b.base], console: b.base };
+    } else {
+      const a = await startNode({ DATA_DIR: dataDir });
+      cleanup.unshift(() => a.stop());
+      nodes = { flood: [a.base], console: a.base };
+    }
+    // Two tenants: the flooded one, and the other whose console is timed (with some conversations).
+    const target = await register(nodes.flood[0], 'Flooded Shop', '127.0.0.200');
+    const other = await register(nodes.console, 'Other Tenant', '127.0.0.201');
+    for (let i = 0; i < 30; i++) {
+      const from = `127.0.2.${i + 1}`;
+      const v = await call(nodes.console, 'POST', '/api/widget/visitors', { from, json: { unique_code: other.key, name: `Customer ${i}` } });
+      await call(nodes.console, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: `question ${i}` } });
+    }
+    const victim = await startChild(path.join(BENCH_DIR, 'abuse/victim.mjs'), [nodes.console, other.token]);
+    cleanup.unshift(async () => {
+      victim.child.send({ cmd: 'stop' });
+      await victim.stop();
+    });
+    await sleep(1000); // warm-up, not counted
+    const t0 = Date.now();
+    await sleep(SECONDS * 1000);
+    const idle = await victim.request({ from: t0, to: Date.now() });
+    const rows = [];
+    for (const name of SCENARIOS) {
+      const from = Date.now();
+      const result = await RUN[name]({ flood: nodes.flood, key: target.key, dataDir });
+      const during = await victim.request({ from, to: Date.now() });
+      rows.push({ name, result, during });
+      await sleep(2000); // let the server settle between floods
+    }
+    return { mode, idle, rows };
+  } finally {
+    for (const f of cleanup) await f().catch((e) => console.error(`cleanup: ${e.message}`));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function print({ mode, idle, rows }) {
+  const label = mode === 'cluster' ? 'two nodes, PostgreSQL + Redis' : 'one node, embedded PGlite';
+  console.log(`\n== ${label}: the other tenant's console (GET /api/vms/user, GET /api/vms/conversations)`);
+  console.log(`   idle            n=${String(idle.n).padStart(4)}  p50 ${ms(idle.p50).padStart(10)}  p99 ${ms(idle.p99).padStart(10)}  errors ${idle.errors}`);
+  for (const { name, result, during } of rows) {
+    const ratio = during.p99 / idle.p99;
+    const verdict = ratio <= 2 ? 'ok' : 'over 2x';
+    console.log(
+      `   ${name.padEnd(15)} n=${String(during.n).padStart(4)}  p50 ${ms(during.p50).padStart(10)}  p99 ${ms(during.p99).padStart(10)}  errors ${during.errors}  (p99 ${ratio.toFixed(2)}x idle: ${verdict})`,
+    );
+    const within = result.withinLimits === undefined ? '' : result.withinLimits ? '  [within limits]' : '  [BEYOND LIMITS]';
+    console.log(`      tried ${result.attempted}; accepted ${result.accepted}; refused ${result.refused}${result.note ? `; ${result.note}` : ''}${within}`);
+    console.log(`      limits: ${result.limits}`);
+  }
+}
+
+if (!existsSync(SERVER)) {
+  console.error('server/dist is missing: npx turbo run build --filter=@parley/server');
+  process.exit(1);
+}
+console.log(`Abuse floods (default limits) against the built server; flood bound ${SECONDS} s; target: the other tenant's p99 within 2x idle, no flood beyond its limits.`);
+for (const mode of MODES) print(await runMode(mode));
