@@ -23,6 +23,13 @@ const SERVER = path.join(ROOT, 'server/dist/index.js');
 
 // ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
 
+/** Keep-alive connections per source address, as a real client (or flooder) keeps them. */
+const agents = new Map();
+const agentFor = (from) => {
+  if (!agents.has(from)) agents.set(from, new http.Agent({ keepAlive: true, maxSockets: 32, localAddress: from }));
+  return agents.get(from);
+};
+
 function call(base, method, urlPath, { from = '127.0.0.1', token, json, form } = {}) {
   const url = new URL(urlPath, base);
   const body = json !== undefined ? Buffer.from(JSON.stringify(json)) : form?.payload;
@@ -33,7 +40,7 @@ function call(base, method, urlPath, { from = '127.0.0.1', token, json, form } =
     ...(token ? { authorization: `Bearer ${token}` } : {}),
   };
   return new Promise((resolve) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: from, agent: false, timeout: 60_000 }, (res) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(from), timeout: 60_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
@@ -321,31 +328,39 @@ async function runMode(mode) {
     await sleep(1000); // warm-up, not counted
     const t0 = Date.now();
     await sleep(SECONDS * 1000);
-    const idle = await victim.request({ from: t0, to: Date.now() });
+    const idle = { ...(await victim.request({ from: t0, to: Date.now() })), load: os.loadavg()[0] };
     const rows = [];
     for (const name of SCENARIOS) {
       const from = Date.now();
       const result = await RUN[name]({ flood: nodes.flood, key: target.key, dataDir });
-      const during = await victim.request({ from, to: Date.now() });
+      const during = { ...(await victim.request({ from, to: Date.now() })), load: os.loadavg()[0] };
       rows.push({ name, result, during });
       await sleep(2000); // let the server settle between floods
     }
-    return { mode, idle, rows };
+    // Idle again: on a shared machine the baseline drifts; both idle windows are printed.
+    const t1 = Date.now();
+    await sleep(SECONDS * 1000);
+    const idleAfter = { ...(await victim.request({ from: t1, to: Date.now() })), load: os.loadavg()[0] };
+    return { mode, idle, idleAfter, rows };
   } finally {
+    for (const a of agents.values()) a.destroy();
+    agents.clear();
     for (const f of cleanup) await f().catch((e) => console.error(`cleanup: ${e.message}`));
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-function print({ mode, idle, rows }) {
+function print({ mode, idle, idleAfter, rows }) {
   const label = mode === 'cluster' ? 'two nodes, PostgreSQL + Redis' : 'one node, embedded PGlite';
   console.log(`\n== ${label}: the other tenant's console (GET /api/vms/user, GET /api/vms/conversations)`);
-  console.log(`   idle            n=${String(idle.n).padStart(4)}  p50 ${ms(idle.p50).padStart(10)}  p99 ${ms(idle.p99).padStart(10)}  errors ${idle.errors}`);
+  const load = (w) => `  load ${w.load.toFixed(1)}`;
+  console.log(`   idle            n=${String(idle.n).padStart(4)}  p50 ${ms(idle.p50).padStart(10)}  p99 ${ms(idle.p99).padStart(10)}  errors ${idle.errors}${load(idle)}`);
+  console.log(`   idle after      n=${String(idleAfter.n).padStart(4)}  p50 ${ms(idleAfter.p50).padStart(10)}  p99 ${ms(idleAfter.p99).padStart(10)}  errors ${idleAfter.errors}${load(idleAfter)}`);
   for (const { name, result, during } of rows) {
     const ratio = during.p99 / idle.p99;
     const verdict = ratio <= 2 ? 'ok' : 'over 2x';
     console.log(
-      `   ${name.padEnd(15)} n=${String(during.n).padStart(4)}  p50 ${ms(during.p50).padStart(10)}  p99 ${ms(during.p99).padStart(10)}  errors ${during.errors}  (p99 ${ratio.toFixed(2)}x idle: ${verdict})`,
+      `   ${name.padEnd(15)} n=${String(during.n).padStart(4)}  p50 ${ms(during.p50).padStart(10)}  p99 ${ms(during.p99).padStart(10)}  errors ${during.errors}${load(during)}  (p99 ${ratio.toFixed(2)}x idle: ${verdict})`,
     );
     const within = result.withinLimits === undefined ? '' : result.withinLimits ? '  [within limits]' : '  [BEYOND LIMITS]';
     console.log(`      tried ${result.attempted}; accepted ${result.accepted}; refused ${result.refused}${result.note ? `; ${result.note}` : ''}${within}`);
@@ -358,4 +373,5 @@ if (!existsSync(SERVER)) {
   process.exit(1);
 }
 console.log(`Abuse floods (default limits) against the built server; flood bound ${SECONDS} s; target: the other tenant's p99 within 2x idle, no flood beyond its limits.`);
+console.log(`(${os.cpus().length} cores; "load" is the 1-minute load average at the end of each window: the machine's other work shows there.)`);
 for (const mode of MODES) print(await runMode(mode));
