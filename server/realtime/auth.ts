@@ -21,16 +21,24 @@ export type SocketData =
 const refuse = (message: string, status: number, retryAfter?: number) =>
   Object.assign(new Error(message), { data: retryAfter === undefined ? { status, message } : { status, message, retry_after: retryAfter } });
 
+type Trust = (addr: string, hop: number) => boolean;
+const trustFunctions = new Map<string, Trust>();
+
 /** The client's address as Fastify's request.ip gives it (TRUST_PROXY decides whether X-Forwarded-For counts). */
 export function clientIp(req: IncomingMessage, trustProxy: Config['trustProxy']): string {
-  const trust =
-    trustProxy === true
-      ? () => true
-      : trustProxy === false
-        ? () => false
-        : typeof trustProxy === 'number'
-          ? (_addr: string, hop: number) => hop < trustProxy
-          : proxyAddr.compile(trustProxy);
+  const id = JSON.stringify(trustProxy);
+  let trust = trustFunctions.get(id);
+  if (!trust) {
+    trust =
+      trustProxy === true
+        ? () => true
+        : trustProxy === false
+          ? () => false
+          : typeof trustProxy === 'number'
+            ? (_addr: string, hop: number) => hop < trustProxy
+            : proxyAddr.compile(trustProxy);
+    trustFunctions.set(id, trust);
+  }
   return proxyAddr(req, trust);
 }
 

@@ -31,14 +31,15 @@ async function start(env: Record<string, string>): Promise<TestApp> {
   return t;
 }
 
-/** A widget socket from a chosen 127.0.0.x source address. */
-function widget(visitor: TestVisitor, from = '127.0.0.1'): Socket {
+/** A widget socket from a chosen 127.0.0.x source address (or behind a proxy, `forwardedFor`). */
+function widget(visitor: TestVisitor, from = '127.0.0.1', forwardedFor?: string): Socket {
   const s = io(base, {
     auth: { widget_key: owner.widgetKey, visitor_token: visitor.token },
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
     localAddress: from,
+    ...(forwardedFor ? { extraHeaders: { 'x-forwarded-for': forwardedFor } } : {}),
   } as Parameters<typeof io>[1]);
   sockets.push(s);
   return s;
@@ -93,6 +94,16 @@ describe('widget socket caps', () => {
     const err = await refused(widget(visitors[3]!, '127.0.0.61'));
     expect(err.data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS });
     await connected(widget(visitors[3]!, '127.0.0.62'));
+  });
+
+  it('behind a trusted proxy, counts the forwarded client address (an IPv6 /64 as one)', async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_IP: '2', TRUST_PROXY: 'true' })).app;
+    const visitors = await Promise.all([1, 2, 3, 4].map(() => buildVisitor(app, owner.widgetKey)));
+    await connected(widget(visitors[0]!, '127.0.0.1', '2001:db8:5:6::1'));
+    await connected(widget(visitors[1]!, '127.0.0.1', '2001:db8:5:6::2'));
+    expect((await refused(widget(visitors[2]!, '127.0.0.1', '2001:db8:5:6::3'))).data?.status).toBe(429);
+    await connected(widget(visitors[2]!, '127.0.0.1', '203.0.113.9'));
+    await connected(widget(visitors[3]!, '127.0.0.1', '2001:db8:5:7::1'));
   });
 });
 
