@@ -26,6 +26,8 @@ import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
 import statsRoutes from './routes/stats/stats.js';
 import paymentsRoutes from './routes/payments/payments.js';
+import chatLinkRoutes from './routes/chatLink/chatLink.js';
+import { subscribeVisitorReplies } from './notifications/visitorReply.js';
 import { registerJobs } from './jobs/plugin.js';
 import { registerAi } from './ai/plugin.js';
 import { registerRealtime } from './realtime/plugin.js';
@@ -156,11 +158,13 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
   await app.register(chatbotRoutes, { prefix: '/api' });
   await app.register(paymentsRoutes, { prefix: '/api' });
+  await app.register(chatLinkRoutes, { prefix: '/api' });
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   await registerJobs(app);
   await registerAi(app);
   await registerRealtime(app);
+  subscribeVisitorReplies(app);
 
   // Called directly, not registered: its SPA fallback hook must see every request.
   await registerWebApp(app);

@@ -67,6 +67,7 @@ const envSchema = z.object({
   MISSED_CHAT_DELAY_SECONDS: intInRange(180, 1, 86_400),
   JOB_ATTEMPTS: intInRange(5, 1, 50),
   JOB_BACKOFF_MS: intInRange(10_000, 100, 3_600_000),
+  VISITOR_REPLY_BATCH_SECONDS: intInRange(120, 1, 86_400),
   LLM_BASE_URL: optionalUrl(['http', 'https']),
   LLM_MODEL: z.string().trim().default(''),
   LLM_API_KEY: z.string().trim().default(''),
@@ -102,6 +103,8 @@ export interface Config {
   llm: LlmConfig | undefined;
   /** PostgreSQL pool size and timeouts (DB_*, READYZ_TIMEOUT_MS): a lost database fails calls fast. */
   database: PoolOptions;
+  /** Agent replies emailed to away visitors: replies within batchSeconds of the first make one email. */
+  visitorReplies: { batchSeconds: number };
 }
 
 export interface WidgetLimitsConfig {
@@ -211,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queuePrefix: 'parley',
       pollMs: 1000,
     },
+    visitorReplies: { batchSeconds: e.VISITOR_REPLY_BATCH_SECONDS },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,

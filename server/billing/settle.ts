@@ -5,7 +5,7 @@
  */
 import { and, eq, gt, lte, max } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { accounts, payments, plans, subscriptions } from '../db/schema.js';
+import { accounts, payments, planChanges, plans, subscriptions } from '../db/schema.js';
 import { type ChargeReport, fromSubunit } from './provider.js';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -68,12 +68,22 @@ async function activate(tx: Tx, payment: PaymentRow, now: Date): Promise<Subscri
       ),
     );
   const until = current?.until ? new Date(current.until) : undefined;
-  const startDate = until && until > now ? until : now;
-  // Paying ends the trial: from now on the paid plan is what is in force.
-  await tx
-    .update(subscriptions)
-    .set({ isActive: false, status: 'ended' })
-    .where(and(eq(subscriptions.accountId, payment.accountId), eq(subscriptions.status, 'trial'), eq(subscriptions.isActive, true)));
+  // The trial's remaining days are kept: a first paid period starts when the trial ends.
+  const [trial] = await tx
+    .select({ until: max(subscriptions.expiryDate) })
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.accountId, payment.accountId),
+        eq(subscriptions.isActive, true),
+        eq(subscriptions.status, 'trial'),
+        gt(subscriptions.expiryDate, now),
+      ),
+    );
+  const trialEnd = trial?.until ? new Date(trial.until) : undefined;
+  const startDate = [until, trialEnd].reduce<Date>((latest, d) => (d && d > latest ? d : latest), now);
+  // Paying again is the owner's answer to a downgrade or cancel scheduled earlier.
+  await tx.delete(planChanges).where(eq(planChanges.accountId, payment.accountId));
   const [created] = await tx
     .insert(subscriptions)
     .values({

@@ -6,3 +6,4 @@ export * from './tables/core.js';
 export * from './tables/ai.js';
 export * from './tables/billing.js';
 export * from './tables/jobs.js';
+export * from './tables/visitorLinks.js';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
-import { visitors } from '../db/schema.js';
+import { visitorTokens, visitors } from '../db/schema.js';
 import { HttpError, unauthenticated } from '../errors.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
@@ -16,8 +16,17 @@ declare module 'fastify' {
 
 /** The visitor behind a visitor token (HTTP bearer or socket handshake), if any. */
 export async function visitorForToken(db: Db, token: string): Promise<VisitorRow | undefined> {
-  const [visitor] = await db.select().from(visitors).where(eq(visitors.tokenHash, hashToken(token))).limit(1);
-  return visitor;
+  const tokenHash = hashToken(token);
+  const [visitor] = await db.select().from(visitors).where(eq(visitors.tokenHash, tokenHash)).limit(1);
+  if (visitor) return visitor;
+  // A token issued by a reply email's link (services/visitorLinks.ts) on another browser.
+  const [linked] = await db
+    .select({ visitor: visitors })
+    .from(visitorTokens)
+    .innerJoin(visitors, eq(visitors.id, visitorTokens.visitorId))
+    .where(eq(visitorTokens.tokenHash, tokenHash))
+    .limit(1);
+  return linked?.visitor;
 }
 
 /** onRequest hook for the widget's visitor calls: a visitor token reaches only that visitor's rows. */

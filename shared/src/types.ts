@@ -119,6 +119,25 @@ export interface SubscriptionDto {
   expiry_date: string;
 }
 
+/**
+ * GET /api/user/subscription (owner): what is in force, the trial and the paid periods (a payment
+ * made during the trial starts when the trial ends), and a change scheduled for the period's end.
+ */
+export interface SubscriptionStatusDto {
+  plan: 'Starter' | 'Professional' | 'Enterprise';
+  trial: boolean;
+  trial_ends_at: string | null;
+  paid_plan: 'Starter' | 'Professional' | 'Enterprise' | null;
+  /** First paid day not yet over (after the trial when paid during it). */
+  paid_from: string | null;
+  /** End of the months paid in advance. */
+  paid_until: string | null;
+  /** When what is in force ends unless the owner pays again (paid_until, else trial_ends_at). */
+  period_ends_at: string | null;
+  /** Starter from effective_at on: chosen as a downgrade, or a cancel. */
+  scheduled_change: { kind: 'downgrade' | 'cancel'; plan: 'Starter' | 'Professional' | 'Enterprise'; effective_at: string } | null;
+}
+
 export interface IntegrationMetricDto {
   timestamp: string;
   usage_count: number;

@@ -1,15 +1,36 @@
 import { useNavigate } from '@tanstack/react-router';
 import { useEffect } from 'react';
+import { CurrentPlan } from '../components/subscription/CurrentPlan';
 import { History } from '../components/subscription/History';
 import { PlanDetail } from '../components/subscription/PlanDetail';
 import { PlanList } from '../components/subscription/PlanList';
+import { ReadOnlyNotice } from '../components/subscription/ReadOnlyNotice';
 import '../components/subscription/subscription.css';
 import { Button, Spinner } from '../components/ui';
 import { useAuth } from '../stores/auth';
 import { useSubscription } from '../stores/subscription';
 
-/** Subscription (SPEC.md section 2): plans, plan detail, payment redirect, verification, history. */
+/**
+ * Subscription (SPEC.md section 2): plans, plan detail, payment redirect, verification, history,
+ * and the current plan with downgrade / cancel at the period's end. The screen is the owner's
+ * (PRODUCT.md section 2); team members get a read-only notice and no owner-only calls.
+ */
 export default function Subscription() {
+  const user = useAuth((s) => s.user);
+  if (user?.type !== 'owner') return <MemberNotice />;
+  return <OwnerSubscription />;
+}
+
+function MemberNotice() {
+  const user = useAuth((s) => s.user);
+  useEffect(() => {
+    // The sign-in answer has no plan in force; GET /api/vms/user has it.
+    if (!useAuth.getState().user?.plan) void useAuth.getState().refresh();
+  }, []);
+  return <div className="sub">{user && <ReadOnlyNotice user={user} />}</div>;
+}
+
+function OwnerSubscription() {
   const navigate = useNavigate();
   const user = useAuth((s) => s.user);
   const st = useSubscription();
@@ -20,6 +41,7 @@ export default function Subscription() {
     useSubscription.setState({ selected: null, paymentError: '', paying: false, verification: 'none' });
     void useSubscription.getState().loadPlans();
     void useSubscription.getState().loadSubscriptions();
+    void useSubscription.getState().loadStatus();
     if (!reference) return;
     void (async () => {
       const subscription = await useSubscription.getState().verify(reference);
@@ -54,6 +76,11 @@ export default function Subscription() {
           error={st.paymentError}
           onBack={() => st.select(null)}
           onPay={() => user && st.selected && st.initializePayment(st.selected, user)}
+          status={st.status}
+          changing={st.changing}
+          onDowngrade={async () => {
+            if (st.selected && (await st.downgrade(st.selected))) st.select(null);
+          }}
         />
       ) : (
         <>
@@ -61,6 +88,7 @@ export default function Subscription() {
             <h1>Choose Your Plan</h1>
             <p>Flexible pricing that grows with your business. Upgrade, downgrade or cancel any time.</p>
           </header>
+          <CurrentPlan status={st.status} error={st.statusError} changing={st.changing} onCancel={st.cancel} onKeep={st.keepPlan} />
           <PlanList plans={st.plans} loading={st.plansLoading} error={st.plansError} onSelect={(plan) => st.select(plan)} />
           <History items={st.subscriptions} loading={st.subsLoading} error={st.subsError} onRetry={() => void st.loadSubscriptions()} />
         </>

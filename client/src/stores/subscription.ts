@@ -1,4 +1,4 @@
-import type { PlanDto, SubscriptionDto, UserDto } from '@parley/shared';
+import type { PlanDto, SubscriptionDto, SubscriptionStatusDto, UserDto } from '@parley/shared';
 import { create } from 'zustand';
 import { ApiError, api } from '../lib/api';
 import { toast } from './toasts';
@@ -26,7 +26,17 @@ interface SubscriptionState {
   paying: boolean;
   paymentError: string;
   verification: Verification;
+  /** The owner's periods and scheduled change (GET /api/user/subscription). */
+  status: SubscriptionStatusDto | null;
+  statusError: string;
+  /** A downgrade, cancel or "keep my plan" is being sent. */
+  changing: boolean;
   loadPlans: () => Promise<void>;
+  loadStatus: () => Promise<void>;
+  /** Starter from the end of the period in force; true when done. */
+  downgrade: (plan: PlanDto) => Promise<boolean>;
+  cancel: () => Promise<boolean>;
+  keepPlan: () => Promise<boolean>;
   loadSubscriptions: () => Promise<void>;
   select: (plan: PlanDto | null) => void;
   initializePayment: (plan: PlanDto, user: Pick<UserDto, 'id' | 'email'>) => Promise<void>;
@@ -37,6 +47,23 @@ interface SubscriptionState {
 /** The server's message, else its error field (SPEC.md: "server message preferred"). */
 function serverText(e: unknown): string {
   return e instanceof ApiError ? e.message || e.error || '' : '';
+}
+
+type Setter = (patch: Partial<SubscriptionState>) => void;
+
+/** Sends a plan change; the answer carries the new status, and its message is the toast. */
+async function change(set: Setter, send: () => Promise<unknown>): Promise<boolean> {
+  set({ changing: true });
+  try {
+    const body = (await send()) as StatusEnvelope & { data?: SubscriptionStatusDto };
+    set({ changing: false, ...(body?.data ? { status: body.data } : {}) });
+    if (body?.message) toast.success(body.message);
+    return true;
+  } catch (e) {
+    toast.error(serverText(e) || 'The plan could not be changed. Please try again.');
+    set({ changing: false });
+    return false;
+  }
 }
 
 export const useSubscription = create<SubscriptionState>((set) => ({
@@ -50,6 +77,27 @@ export const useSubscription = create<SubscriptionState>((set) => ({
   paying: false,
   paymentError: '',
   verification: 'none',
+  status: null,
+  statusError: '',
+  changing: false,
+
+  loadStatus: async () => {
+    set({ statusError: '' });
+    try {
+      const body = await api.get<StatusEnvelope & { data?: SubscriptionStatusDto }>('/api/user/subscription');
+      if (body?.status !== 'success' || !body.data) {
+        set({ statusError: 'Failed to load your current plan' });
+        return;
+      }
+      set({ status: body.data });
+    } catch (e) {
+      set({ statusError: serverText(e) || 'Failed to load your current plan' });
+    }
+  },
+
+  downgrade: (plan) => change(set, () => api.post('/api/user/subscription/downgrade', { plan_id: plan.id })),
+  cancel: () => change(set, () => api.post('/api/user/subscription/cancel', {})),
+  keepPlan: () => change(set, () => api.delete('/api/user/subscription/scheduled-change')),
 
   loadPlans: async () => {
     set({ plansLoading: true, plansError: '' });

@@ -67,3 +67,25 @@ export const chatClaims = pgTable(
   },
   (t) => [index('chat_claims_account_idx').on(t.accountId, t.createdAt)],
 );
+
+export const PLAN_CHANGE_KINDS = ['downgrade', 'cancel'] as const;
+export type PlanChangeKind = (typeof PLAN_CHANGE_KINDS)[number];
+
+/**
+ * A change the owner scheduled for the end of the period in force (migration 0013): Starter
+ * instead of the paid plan (downgrade) or no paid plan at all (cancel). One per account; a new
+ * payment or "keep my plan" removes it. Past its effective_at it is history.
+ */
+export const planChanges = pgTable('plan_changes', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  kind: text('kind', { enum: PLAN_CHANGE_KINDS }).notNull(),
+  /** The plan in force from effective_at on (Starter). */
+  planId: integer('plan_id')
+    .notNull()
+    .references(() => plans.id),
+  effectiveAt: timestamp('effective_at', { withTimezone: true }).notNull(),
+  requestedBy: integer('requested_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -141,9 +141,12 @@ describe('GET /api/verify-payment/:reference (Paystack)', () => {
     expect(again.body.subscription).toEqual(sub);
     expect(paystack.verifyCalls.length).toBe(calls); // settled: the provider is not asked again
 
+    // Paid during the trial: the trial runs to its end and the paid month starts then (issue 12).
     const history = await call(t.app, 'GET', '/api/user/subscriptions', { token: owner.token });
-    expect(history.body.data.filter((s: { is_active: boolean }) => s.is_active)).toEqual([sub]);
-    expect(history.body.data.find((s: { plan_name: string }) => s.plan_name === 'Professional (trial)')).toMatchObject({ is_active: false });
+    const trial = history.body.data.find((s: { plan_name: string }) => s.plan_name === 'Professional (trial)');
+    expect(trial).toMatchObject({ is_active: true });
+    expect(sub.start_date).toBe(trial.expiry_date);
+    expect(history.body.data.filter((s: { is_active: boolean }) => s.is_active)).toEqual(expect.arrayContaining([sub, trial]));
   });
 
   it.each([

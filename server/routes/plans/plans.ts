@@ -1,7 +1,11 @@
 import { asc, desc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { plans, subscriptions } from '../../db/schema.js';
+import { INVALID_PLAN_MESSAGE } from '../../billing/checkout.js';
+import { billingStatus, dropPlanChange, presentBillingStatus, schedulePlanChange } from '../../billing/periods.js';
+import { scheduleRenewalReminders } from '../../billing/reminders.js';
 import { expireSubscriptions } from '../../billing/settle.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
@@ -9,6 +13,18 @@ import { presentPlan } from '../../presenters/plan.js';
 import { presentSubscription } from '../../presenters/subscription.js';
 
 const secured = { security: [{ bearer: [] }] };
+
+const downgradeSchema = z.object({
+  plan_id: z
+    .union([z.number(), z.string()], { error: INVALID_PLAN_MESSAGE })
+    .refine((v) => (typeof v === 'number' ? Number.isInteger(v) && v >= 1 && v <= 2_147_483_647 : /^[1-9]\d{0,8}$/.test(v)), {
+      error: INVALID_PLAN_MESSAGE,
+    })
+    .transform(Number),
+});
+
+const statusDescription =
+  'The plan in force, the trial and the paid months (a payment made during the trial starts when the trial ends), and a Starter downgrade or cancel scheduled for the end of the period (owner only).';
 
 export default async function plansRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -30,4 +46,67 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
       .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
     return { status: 'success', data: rows.map(presentSubscription), message: 'Subscriptions retrieved successfully' };
   });
+
+  app.get(
+    '/user/subscription',
+    { schema: { tags: ['billing'], description: statusDescription, ...secured }, onRequest: authenticate },
+    async (request) => {
+      authorize(request.actor, 'billing.manage');
+      const status = await billingStatus(app.db, request.actor.accountId, new Date());
+      return { status: 'success', data: presentBillingStatus(status), message: 'Subscription retrieved successfully' };
+    },
+  );
+
+  app.post(
+    '/user/subscription/downgrade',
+    {
+      schema: {
+        tags: ['billing'],
+        description: 'Choose Starter from the end of the period in force (paid months, else the trial). Owner only; 409 when already on Starter.',
+        body: downgradeSchema,
+        ...secured,
+      },
+      onRequest: authenticate,
+    },
+    async (request) => {
+      authorize(request.actor, 'billing.manage');
+      const { accountId, id } = request.actor;
+      const status = await schedulePlanChange(app.db, { accountId, userId: id, kind: 'downgrade', planId: request.body.plan_id }, new Date());
+      return { status: 'success', data: presentBillingStatus(status), message: 'Your plan changes to Starter at the end of the current period' };
+    },
+  );
+
+  app.post(
+    '/user/subscription/cancel',
+    {
+      schema: {
+        tags: ['billing'],
+        description: 'Cancel at the end of the period in force: the paid plan (or trial) stays until then, Starter applies after. Owner only.',
+        ...secured,
+      },
+      onRequest: authenticate,
+    },
+    async (request) => {
+      authorize(request.actor, 'billing.manage');
+      const { accountId, id } = request.actor;
+      const status = await schedulePlanChange(app.db, { accountId, userId: id, kind: 'cancel' }, new Date());
+      return { status: 'success', data: presentBillingStatus(status), message: 'Your subscription ends at the end of the current period' };
+    },
+  );
+
+  app.delete(
+    '/user/subscription/scheduled-change',
+    {
+      schema: { tags: ['billing'], description: 'Keep the current plan: drops a scheduled downgrade or cancel. Owner only; 409 when none.', ...secured },
+      onRequest: authenticate,
+    },
+    async (request) => {
+      authorize(request.actor, 'billing.manage');
+      const now = new Date();
+      const status = await dropPlanChange(app.db, request.actor.accountId, now);
+      // The renewal reminders apply again (they skip while a change is scheduled).
+      await scheduleRenewalReminders(app, request.actor.accountId, now);
+      return { status: 'success', data: presentBillingStatus(status), message: 'Your plan stays as it is' };
+    },
+  );
 }

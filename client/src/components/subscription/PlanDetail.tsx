@@ -1,7 +1,7 @@
-import type { PlanDto } from '@parley/shared';
+import type { PlanDto, SubscriptionStatusDto } from '@parley/shared';
 import { contactSalesHref, isContactSales } from '../../lib/plan';
 import { Button } from '../ui';
-import { formatDollars } from './format';
+import { formatDollars, paymentStartText, starterChoice } from './format';
 
 interface Props {
   plan: PlanDto;
@@ -10,11 +10,21 @@ interface Props {
   error: string;
   onBack: () => void;
   onPay: () => void;
+  /** The owner's periods: what paying or choosing Starter does, and when. */
+  status: SubscriptionStatusDto | null;
+  changing: boolean;
+  onDowngrade: () => void;
 }
 
+/** A plan with a price of 0 (Starter) is chosen without a payment: it applies at the period's end. */
+const isFree = (plan: PlanDto) => plan.price === 0;
+
 /** Step 2: one plan, 'Continue to Payment' and the 'Payment Error' box. */
-export function PlanDetail({ plan, popular, paying, error, onBack, onPay }: Props) {
+export function PlanDetail({ plan, popular, paying, error, onBack, onPay, status, changing, onDowngrade }: Props) {
   const custom = isContactSales(plan);
+  const free = !custom && isFree(plan);
+  const starter = free ? starterChoice(status) : null;
+  const startText = custom || free ? '' : paymentStartText(status);
   return (
     <section className="sub-detail" aria-labelledby="sub-detail-title">
       <Button variant="ghost" onClick={onBack} disabled={paying}>
@@ -45,14 +55,28 @@ export function PlanDetail({ plan, popular, paying, error, onBack, onPay }: Prop
           <a className="btn btn-primary btn-lg btn-block" href={contactSalesHref(plan.name)}>
             Contact Sales
           </a>
+        ) : starter ? (
+          <>
+            {starter.text && <p className="sub-when">{starter.text}</p>}
+            {starter.canDowngrade && (
+              <Button size="lg" block busy={changing} onClick={onDowngrade}>
+                Downgrade to Starter
+              </Button>
+            )}
+          </>
         ) : (
-          <Button size="lg" block busy={paying} onClick={onPay}>
-            {paying ? 'Processing Payment...' : 'Continue to Payment'}
-          </Button>
+          <>
+            {startText && <p className="sub-when">{startText}</p>}
+            <Button size="lg" block busy={paying} onClick={onPay}>
+              {paying ? 'Processing Payment...' : 'Continue to Payment'}
+            </Button>
+          </>
         )}
-        <p className="sub-hint">
-          You will be redirected to our secure payment provider. Questions? Contact support@parley.example before you pay.
-        </p>
+        {!free && (
+          <p className="sub-hint">
+            You will be redirected to our secure payment provider. Questions? Contact support@parley.example before you pay.
+          </p>
+        )}
       </div>
     </section>
   );

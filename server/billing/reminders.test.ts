@@ -1,0 +1,119 @@
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { jobs, plans, subscriptions } from '../db/schema.js';
+import type { JobContext } from '../jobs/types.js';
+import { buildAccount, call, type TestOwner } from '../test/factories.js';
+import { buildJobsApp, decodeHeader, jobsSuite, sleep } from '../test/jobs.js';
+import { sendRenewalReminder } from './reminders.js';
+
+// Issue 12 item 6: reminders 7 days and 1 day before a paid period ends, as delayed jobs enqueued
+// when the payment settles (in-process runner, real SMTP server).
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('renewal reminders', () => {
+  const s = jobsSuite();
+
+  async function setup() {
+    s.t = await buildJobsApp({ runner: 'in-process', smtpUrl: s.smtp.url });
+    const owner = await buildAccount(s.t.app, { name: 'Olivia Owner' });
+    // Past the trial: the paid month starts now.
+    await s.t.app.database.db
+      .update(subscriptions)
+      .set({ expiryDate: new Date(Date.now() - 1000) })
+      .where(and(eq(subscriptions.accountId, owner.user.account_id), eq(subscriptions.status, 'trial')));
+    return { app: s.t.app, owner };
+  }
+
+  async function pay(owner: TestOwner): Promise<{ expiry_date: string }> {
+    const app = s.t!.app;
+    const [pro] = await app.database.db.select().from(plans).where(eq(plans.code, 'professional'));
+    const init = await call(app, 'POST', '/api/initialize-payment', { token: owner.token, body: { plan_id: pro!.id } });
+    const path = new URL(init.body.authorization_url as string).pathname;
+    await app.inject({ method: 'POST', url: `${path}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const res = await call(app, 'GET', `/api/verify-payment/${init.body.reference}`, { token: owner.token });
+    expect(res.body.status).toBe('success');
+    return res.body.subscription;
+  }
+
+  const reminderJobs = () =>
+    s.t!.app.database.db.select().from(jobs).where(and(eq(jobs.name, 'billing.renewalReminder'), eq(jobs.status, 'pending')));
+
+  /** The clock reaches the reminders: their jobs become due now. */
+  const makeDue = () => s.t!.app.database.db.update(jobs).set({ runAt: new Date() }).where(eq(jobs.name, 'billing.renewalReminder'));
+
+  async function allDone() {
+    const until = Date.now() + 10_000;
+    while ((await s.t!.app.database.db.select().from(jobs).where(eq(jobs.name, 'billing.renewalReminder'))).some((j) => j.status !== 'completed')) {
+      if (Date.now() > until) throw new Error('reminder jobs not done');
+      await sleep(50);
+    }
+  }
+
+  const toOwner = (owner: TestOwner) => s.smtp.mails.filter((m) => m.to.includes(owner.email));
+
+  it('enqueues reminders 7 days and 1 day before the paid month ends, and emails the owner then', async () => {
+    const { owner } = await setup();
+    const sub = await pay(owner);
+    const end = new Date(sub.expiry_date).getTime();
+    const pending = await reminderJobs();
+    expect(pending).toHaveLength(2);
+    const runAts = pending.map((j) => j.runAt.getTime()).sort((a, b) => a - b);
+    expect(Math.abs(runAts[0]! - (end - 7 * DAY))).toBeLessThan(5000);
+    expect(Math.abs(runAts[1]! - (end - 1 * DAY))).toBeLessThan(5000);
+    // A second verify of the same payment adds nothing.
+    await sleep(100);
+    expect(s.smtp.mails.filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
+
+    await makeDue();
+    await allDone();
+    const mails = toOwner(owner).filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')));
+    expect(mails.map((m) => decodeHeader(m.headers.subject!)).sort()).toEqual(['Your Professional plan ends in 7 days', 'Your Professional plan ends tomorrow']);
+    const when = new Date(end).toLocaleDateString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+    for (const m of mails) {
+      expect(m.text).toContain(`Your Professional plan is paid until ${when} (UTC).`);
+      expect(m.text).toContain(`the Starter plan applies from ${when}`);
+      expect(m.text).toContain('http://localhost:3000/subscription');
+    }
+  });
+
+  it('sends nothing for a period that a new payment extended, or after a cancel; the new end gets its own', async () => {
+    const { owner } = await setup();
+    const first = await pay(owner);
+    const second = await pay(owner); // paid in advance: the first end is no longer the end
+    expect((await reminderJobs()).map((j) => (j.payload as { periodEnd: string }).periodEnd).sort()).toEqual(
+      [first.expiry_date, first.expiry_date, second.expiry_date, second.expiry_date].sort(),
+    );
+    expect((await call(s.t!.app, 'POST', '/api/user/subscription/cancel', { token: owner.token })).status).toBe(200);
+    await makeDue();
+    await allDone();
+    await sleep(200);
+    expect(toOwner(owner).filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
+
+    // "Keep my plan" brings back the reminders of the end in force.
+    expect((await call(s.t!.app, 'DELETE', '/api/user/subscription/scheduled-change', { token: owner.token })).status).toBe(200);
+    const again = await reminderJobs();
+    expect(again.map((j) => (j.payload as { periodEnd: string }).periodEnd)).toEqual([second.expiry_date, second.expiry_date]);
+    await makeDue();
+    await allDone();
+    expect(toOwner(owner).filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(2);
+  });
+
+  it('with a controlled clock: sends at the moment, once, and not after the end', async () => {
+    const { app, owner } = await setup();
+    const sub = await pay(owner);
+    const end = new Date(sub.expiry_date);
+    const ctx = { db: app.database.db, log: app.log, mailer: { send: async () => ({ messageId: 'x' }), close() {} } } as unknown as JobContext;
+    const sent: string[] = [];
+    ctx.mailer.send = async (m) => {
+      sent.push(m.subject);
+      return { messageId: 'x' };
+    };
+    (ctx as { publicUrl: string }).publicUrl = 'https://parley.example';
+    const p = { accountId: owner.user.account_id, periodEnd: sub.expiry_date, daysBefore: 7 as const };
+    await sendRenewalReminder(p, ctx, new Date(end.getTime() - 7 * DAY));
+    await sendRenewalReminder(p, ctx, new Date(end.getTime() - 7 * DAY + 1000)); // a second run of the job
+    expect(sent).toEqual(['Your Professional plan ends in 7 days']);
+    await sendRenewalReminder({ ...p, daysBefore: 1 }, ctx, new Date(end.getTime() + 1000));
+    expect(sent).toHaveLength(1);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Reminders before a paid period ends (issue 12 item 6): 7 days and 1 day before the end of the
+ * months paid in advance, the owner gets an email saying when the plan ends and what applies
+ * after. Each is a delayed job enqueued when a payment settles (one per moment, deduplicated);
+ * the job checks, when it runs, that this end is still the end (no payment since) and that the
+ * owner has not already chosen to downgrade or cancel.
+ */
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { STARTER_MONTHLY_CHATS } from '@parley/shared';
+import type { Tx } from '../db/client.js';
+import { users } from '../db/schema.js';
+import { DeferJob, defineJob, type JobContext, type JobQueue } from '../jobs/types.js';
+import { sendOnce } from '../notifications/sendOnce.js';
+import { escapeHtml } from '../services/html.js';
+import { billingStatus } from './periods.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Days before the end of a paid period at which the owner is reminded. */
+export const REMINDER_DAYS = [7, 1] as const;
+
+const payloadSchema = z.object({
+  accountId: z.uuid(),
+  /** The end of the paid months this reminder is about (ISO). */
+  periodEnd: z.iso.datetime(),
+  daysBefore: z.union([z.literal(7), z.literal(1)]),
+});
+export type RenewalReminderPayload = z.output<typeof payloadSchema>;
+
+const dedupeKeyOf = (p: RenewalReminderPayload) => `billing:reminder:${p.accountId}:${p.periodEnd}:${p.daysBefore}`;
+
+/**
+ * Enqueues the reminders of the account's paid months as they stand now (after a settlement).
+ * Safe to call again: the same period end gives the same dedupe keys, and the email is sent
+ * once per key whatever happens to the jobs.
+ */
+export async function scheduleRenewalReminders(deps: { db: Tx; jobs: JobQueue }, accountId: string, now: Date): Promise<void> {
+  const { paid } = await billingStatus(deps.db, accountId, now);
+  if (!paid) return;
+  for (const daysBefore of REMINDER_DAYS) {
+    const at = paid.until.getTime() - daysBefore * DAY_MS;
+    if (at <= now.getTime()) continue; // that moment has passed: a later reminder still comes
+    const payload = { accountId, periodEnd: paid.until.toISOString(), daysBefore };
+    await deps.jobs.enqueue('billing.renewalReminder', payload, { delayMs: at - now.getTime(), dedupeKey: dedupeKeyOf(payload) });
+  }
+}
+
+export function reminderSubject(plan: string, daysBefore: number): string {
+  return daysBefore === 1 ? `Your ${plan} plan ends tomorrow` : `Your ${plan} plan ends in ${daysBefore} days`;
+}
+
+const longDate = (d: Date) => d.toLocaleDateString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+
+/** The job: one email to the owner, unless the period was extended, is over, or a change is scheduled. */
+export async function sendRenewalReminder(p: RenewalReminderPayload, ctx: JobContext, now = new Date()): Promise<void> {
+  const { db, log } = ctx;
+  const periodEnd = new Date(p.periodEnd);
+  const due = periodEnd.getTime() - p.daysBefore * DAY_MS;
+  if (now.getTime() < due - 60_000) throw new DeferJob(due); // early (a runner's clock): wait for the moment
+  if (now >= periodEnd) return;
+  const status = await billingStatus(db, p.accountId, now);
+  if (!status.paid || status.paid.until.getTime() !== periodEnd.getTime()) return; // paid again since, or gone
+  if (status.change) return; // the owner already chose Starter from that day: nothing to remind
+
+  const [owner] = await db
+    .select({ email: users.email, name: users.name })
+    .from(users)
+    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
+    .limit(1);
+  if (!owner) return;
+
+  const plan = status.paid.plan;
+  const link = `${ctx.publicUrl}/subscription`;
+  const when = longDate(periodEnd);
+  const lines = [
+    `Your ${plan} plan is paid until ${when} (UTC). Payments are made one month at a time, so it does not renew by itself.`,
+    `To keep ${plan}, pay for another month before then: the new month starts when this one ends, so no day is lost.`,
+    `Otherwise the Starter plan applies from ${when}: up to ${STARTER_MONTHLY_CHATS} new chats a month and no AI assistant. Your conversations, visitors and settings stay.`,
+  ];
+  const key = `planReminder:${p.accountId}:${p.periodEnd}:${p.daysBefore}`;
+  const sent = await sendOnce(ctx, { key, accountId: p.accountId, conversationId: null, kind: 'planReminder', recipient: owner.email }, () => ({
+    to: owner.email,
+    subject: reminderSubject(plan, p.daysBefore),
+    text: [`Hello ${owner.name},`, '', ...lines, '', `Manage your subscription: ${link}`, ''].join('\n'),
+    html: [
+      '<!doctype html><html><body style="font-family:sans-serif">',
+      `<p>Hello ${escapeHtml(owner.name)},</p>`,
+      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+      `<p><a href="${escapeHtml(link)}">Manage your subscription</a></p>`,
+      '</body></html>',
+    ].join('\n'),
+  }));
+  if (sent) log.info({ accountId: p.accountId, daysBefore: p.daysBefore }, 'renewal reminder sent');
+}
+
+/** Registered in jobs/registry.ts. */
+export const billingJobs = [defineJob({ name: 'billing.renewalReminder', schema: payloadSchema, handle: (p, ctx) => sendRenewalReminder(p, ctx) })] as const;
