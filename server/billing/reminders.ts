@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { STARTER_MONTHLY_CHATS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { users } from '../db/schema.js';
-import { DeferJob, defineJob, type JobContext, type JobQueue } from '../jobs/types.js';
+import { defineJob, type JobContext, type JobQueue } from '../jobs/types.js';
 import { sendOnce } from '../notifications/sendOnce.js';
 import { escapeHtml } from '../services/html.js';
 import { billingStatus } from './periods.js';
@@ -55,8 +55,7 @@ const longDate = (d: Date) => d.toLocaleDateString('en-US', { weekday: 'long', m
 export async function sendRenewalReminder(p: RenewalReminderPayload, ctx: JobContext, now = new Date()): Promise<void> {
   const { db, log } = ctx;
   const periodEnd = new Date(p.periodEnd);
-  const due = periodEnd.getTime() - p.daysBefore * DAY_MS;
-  if (now.getTime() < due - 60_000) throw new DeferJob(due); // early (a runner's clock): wait for the moment
+  // The runner starts it at its moment (enqueued with that delay); past the end it has no point.
   if (now >= periodEnd) return;
   const status = await billingStatus(db, p.accountId, now);
   if (!status.paid || status.paid.until.getTime() !== periodEnd.getTime()) return; // paid again since, or gone
