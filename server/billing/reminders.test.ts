@@ -1,31 +1,48 @@
-import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobs, plans, subscriptions } from '../db/schema.js';
 import type { JobContext } from '../jobs/types.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
-import { buildJobsApp, decodeHeader, jobsSuite, sleep } from '../test/jobs.js';
+import { buildJobsApp, decodeHeader, type JobsTestApp, sleep, startSmtp, type TestSmtp } from '../test/jobs.js';
 import { sendRenewalReminder } from './reminders.js';
 
 // Issue 12 item 6: reminders 7 days and 1 day before a paid period ends, as delayed jobs enqueued
 // when the payment settles (in-process runner, real SMTP server).
 const DAY = 24 * 60 * 60 * 1000;
 
-describe('renewal reminders', () => {
-  const s = jobsSuite();
+describe('renewal reminders', { timeout: 90_000 }, () => {
+  // One SMTP server and one app for the file; each test has its own account.
+  let smtp: TestSmtp;
+  let shared: JobsTestApp;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    shared = await buildJobsApp({ runner: 'in-process', smtpUrl: smtp.url });
+  }, 120_000);
+  afterAll(async () => {
+    await shared.close();
+    await smtp.close();
+  });
+  afterEach(() => {
+    smtp.mails.length = 0;
+  });
 
   async function setup() {
-    s.t = await buildJobsApp({ runner: 'in-process', smtpUrl: s.smtp.url });
-    const owner = await buildAccount(s.t.app, { name: 'Olivia Owner' });
+    const app = shared.app;
+    const owner = await buildAccount(app, { name: 'Olivia Owner' });
+    accountId = owner.user.account_id;
     // Past the trial: the paid month starts now.
-    await s.t.app.database.db
+    await app.database.db
       .update(subscriptions)
       .set({ expiryDate: new Date(Date.now() - 1000) })
       .where(and(eq(subscriptions.accountId, owner.user.account_id), eq(subscriptions.status, 'trial')));
-    return { app: s.t.app, owner };
+    return { app, owner };
   }
+  let accountId = '';
+  /** This test's reminder jobs (the file shares one database). */
+  const ofAccount = () => and(eq(jobs.name, 'billing.renewalReminder'), sql`${jobs.payload}->>'accountId' = ${accountId}`);
 
   async function pay(owner: TestOwner): Promise<{ expiry_date: string }> {
-    const app = s.t!.app;
+    const app = shared.app;
     const [pro] = await app.database.db.select().from(plans).where(eq(plans.code, 'professional'));
     const init = await call(app, 'POST', '/api/initialize-payment', { token: owner.token, body: { plan_id: pro!.id } });
     const path = new URL(init.body.authorization_url as string).pathname;
@@ -35,21 +52,20 @@ describe('renewal reminders', () => {
     return res.body.subscription;
   }
 
-  const reminderJobs = () =>
-    s.t!.app.database.db.select().from(jobs).where(and(eq(jobs.name, 'billing.renewalReminder'), eq(jobs.status, 'pending')));
+  const reminderJobs = () => shared.app.database.db.select().from(jobs).where(and(ofAccount(), eq(jobs.status, 'pending')));
 
   /** The clock reaches the reminders: their jobs become due now. */
-  const makeDue = () => s.t!.app.database.db.update(jobs).set({ runAt: new Date() }).where(eq(jobs.name, 'billing.renewalReminder'));
+  const makeDue = () => shared.app.database.db.update(jobs).set({ runAt: new Date() }).where(and(ofAccount(), eq(jobs.status, 'pending')));
 
   async function allDone() {
     const until = Date.now() + 10_000;
-    while ((await s.t!.app.database.db.select().from(jobs).where(eq(jobs.name, 'billing.renewalReminder'))).some((j) => j.status !== 'completed')) {
+    while ((await shared.app.database.db.select().from(jobs).where(ofAccount())).some((j) => j.status !== 'completed')) {
       if (Date.now() > until) throw new Error('reminder jobs not done');
       await sleep(50);
     }
   }
 
-  const toOwner = (owner: TestOwner) => s.smtp.mails.filter((m) => m.to.includes(owner.email));
+  const toOwner = (owner: TestOwner) => smtp.mails.filter((m) => m.to.includes(owner.email));
 
   it('enqueues reminders 7 days and 1 day before the paid month ends, and emails the owner then', async () => {
     const { owner } = await setup();
@@ -62,7 +78,7 @@ describe('renewal reminders', () => {
     expect(Math.abs(runAts[1]! - (end - 1 * DAY))).toBeLessThan(5000);
     // A second verify of the same payment adds nothing.
     await sleep(100);
-    expect(s.smtp.mails.filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
+    expect(smtp.mails.filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
 
     await makeDue();
     await allDone();
@@ -83,14 +99,14 @@ describe('renewal reminders', () => {
     expect((await reminderJobs()).map((j) => (j.payload as { periodEnd: string }).periodEnd).sort()).toEqual(
       [first.expiry_date, first.expiry_date, second.expiry_date, second.expiry_date].sort(),
     );
-    expect((await call(s.t!.app, 'POST', '/api/user/subscription/cancel', { token: owner.token })).status).toBe(200);
+    expect((await call(shared.app, 'POST', '/api/user/subscription/cancel', { token: owner.token })).status).toBe(200);
     await makeDue();
     await allDone();
     await sleep(200);
     expect(toOwner(owner).filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
 
     // "Keep my plan" brings back the reminders of the end in force.
-    expect((await call(s.t!.app, 'DELETE', '/api/user/subscription/scheduled-change', { token: owner.token })).status).toBe(200);
+    expect((await call(shared.app, 'DELETE', '/api/user/subscription/scheduled-change', { token: owner.token })).status).toBe(200);
     const again = await reminderJobs();
     expect(again.map((j) => (j.payload as { periodEnd: string }).periodEnd)).toEqual([second.expiry_date, second.expiry_date]);
     await makeDue();

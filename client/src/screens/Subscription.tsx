@@ -7,7 +7,7 @@ import { PlanList } from '../components/subscription/PlanList';
 import { ReadOnlyNotice } from '../components/subscription/ReadOnlyNotice';
 import '../components/subscription/subscription.css';
 import { Button, Spinner } from '../components/ui';
-import { useAuth } from '../stores/auth';
+import { useAuth, useCan } from '../stores/auth';
 import { useSubscription } from '../stores/subscription';
 
 /**
@@ -16,9 +16,9 @@ import { useSubscription } from '../stores/subscription';
  * (PRODUCT.md section 2); team members get a read-only notice and no owner-only calls.
  */
 export default function Subscription() {
-  const user = useAuth((s) => s.user);
-  if (user?.type !== 'owner') return <MemberNotice />;
-  return <OwnerSubscription />;
+  // The server's user says who may pay ('billing.manage'): the owner today.
+  const mayManage = useCan('billing.manage');
+  return mayManage ? <OwnerSubscription /> : <MemberNotice />;
 }
 
 function MemberNotice() {

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { accounts, visitors, widgetSettings } from '../../db/schema.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
+import { consoleConnectSources, consoleCsp } from '../../plugins/webApp.js';
 import { escapeHtml } from '../../services/html.js';
 import { issueVisitorToken, verifyVisitorLink } from '../../services/visitorLinks.js';
 
@@ -100,7 +101,8 @@ export default async function chatLinkRoutes(fastify: FastifyInstance): Promise<
       .header('x-frame-options', 'DENY')
       .header(
         'content-security-policy',
-        `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
+        // As the console's (plugins/webApp.ts), plus this page's one inline script by its nonce.
+        consoleCsp(consoleConnectSources(request, app.config.publicUrl)).replace("script-src 'self'", `script-src 'self' 'nonce-${nonce}'`),
       );
     if (!row) {
       return reply.status(404).send(page({ title: 'Chat link', heading: 'Chat link', text: `${LINK_INVALID}. Please visit the website to start a new chat.`, color: '#667eea' }));

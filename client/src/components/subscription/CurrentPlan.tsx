@@ -41,7 +41,7 @@ export function CurrentPlan({ status, error, changing, onCancel, onKeep }: Props
         ) : null}
       </div>
       {confirming && !status.scheduled_change && status.period_ends_at && (
-        <div className="sub-confirm" role="group" aria-label="Confirm cancel">
+        <div className="sub-confirm">
           <p>
             Cancel at the end of the period? {keeps} stays until {longDate(status.period_ends_at)}, then the Starter plan applies. Nothing is refunded or
             charged.
