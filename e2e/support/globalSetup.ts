@@ -17,6 +17,8 @@ declare module 'vitest' {
     /** A second origin serving plain HTML pages from hostDir (the "customer's website"). */
     hostUrl: string;
     hostDir: string;
+    /** The server's DATA_DIR: without SMTP its emails are written to DATA_DIR/mail/*.eml. */
+    dataDir: string;
   }
 }
 
@@ -98,6 +100,8 @@ export default async function setup(project: TestProject) {
     WIDGET_LIMIT_PER_IP: '100000',
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
+    // Agent replies to away visitors are emailed after this wait (the reply-email journey).
+    VISITOR_REPLY_BATCH_SECONDS: '1',
   });
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env, stdio: ['ignore', out, out] });
@@ -112,6 +116,7 @@ export default async function setup(project: TestProject) {
   project.provide('baseUrl', base);
   project.provide('hostUrl', `http://127.0.0.1:${hostPort}`);
   project.provide('hostDir', hostDir);
+  project.provide('dataDir', dataDir);
 
   return async () => {
     await new Promise<void>((r) => host.close(() => r()));

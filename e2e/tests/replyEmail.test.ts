@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { apiCall, base, createVisitor, eventually, integrationSnippet, registerOwner, visitorHistory, visitorSays } from '../support/api';
+import { closeBrowser, newSession, visible } from '../support/browser';
+
+afterAll(closeBrowser);
+
+// Issue 12 item 8: an agent's replies to a visitor who left an email and went away arrive as
+// one email (no SMTP here: the server writes DATA_DIR/mail/*.eml); its link opens a hosted chat
+// page in a fresh browser with the business's widget, the conversation restored, and the visitor
+// writes on from there.
+
+/** The decoded text of the .eml files addressed to `to`. */
+function mailsTo(to: string): string[] {
+  const dir = path.join(inject('dataDir'), 'mail');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+    .filter((raw) => new RegExp(`^To: .*${to.replace(/[.+]/g, '\\$&')}`, 'mi').test(raw))
+    // Quoted-printable soft breaks and escapes, enough for our plain ASCII text part.
+    .map((raw) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))));
+}
+
+describe('reply email to an away visitor (issue 12 item 8)', () => {
+  it('two agent replies make one email whose link reopens the chat in another browser, where the visitor writes on', async () => {
+    const owner = await registerOwner('Rita Replies');
+    const settings = await apiCall('POST', '/api/vms/chatwidget-settings', { token: owner.token, body: { name: 'Harbour Books', title: 'Ask us anything', color: '#2a6f4e' } });
+    expect(settings.status).toBeLessThan(300);
+    const { key } = await integrationSnippet(owner.token);
+    const email = `reader-${Date.now().toString(36)}@example.com`;
+    const visitor = await createVisitor(key, { name: 'Rhea Reader', email });
+    await visitorSays(visitor, 'Do you have the new atlas in stock?');
+
+    for (const text of ['Hello Rhea, let me check.', 'Yes, two copies are in stock.']) {
+      const form = new FormData();
+      form.set('visitor_id', visitor.id);
+      form.set('message', text);
+      expect((await apiCall('POST', '/api/vms/messages', { token: owner.token, form })).status).toBe(201);
+    }
+    const [mail] = await eventually(async () => {
+      const found = mailsTo(email);
+      return found.length > 0 && found;
+    }, 'the reply email', 20_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(mailsTo(email)).toHaveLength(1);
+    expect(mail).toContain('Hello Rhea, let me check.');
+    expect(mail).toContain('Yes, two copies are in stock.');
+    const link = /(http:\/\/[^\s"<>]+\/api\/chat\/[A-Za-z0-9._-]+)/.exec(mail!)?.[1];
+    expect(link).toBeDefined();
+
+    // A fresh browser (no stored visitor): the link's page restores the conversation and opens it.
+    const { page, pageErrors, context } = await newSession();
+    await page.goto(link!.replace(/^http:\/\/[^/]+/, base()));
+    await visible(page.getByRole('heading', { name: 'Chat with Harbour Books' }));
+    const panel = page.getByRole('dialog', { name: 'Harbour Books' });
+    await visible(panel.getByText('Do you have the new atlas in stock?'), 15_000);
+    await visible(panel.getByText('Yes, two copies are in stock.'));
+    await panel.getByRole('textbox', { name: 'Type a message' }).fill('Please keep one for me.');
+    await panel.getByRole('button', { name: 'Send', exact: true }).click();
+    await eventually(async () => (await visitorHistory(visitor)).some((m) => m.message === 'Please keep one for me.'), 'the visitor message from the link page');
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+});
