@@ -1,11 +1,14 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/client.js';
-import { aiChatMessages, aiFeedback, aiPatterns } from '../db/schema.js';
-import { notFound } from '../errors.js';
+import { aiChatMessages, aiFeedback, aiPatterns, conversations } from '../db/schema.js';
+import { HttpError, notFound } from '../errors.js';
 import type { UploadedImage } from '../plugins/uploads.js';
 import type { Actor } from '../policies/actor.js';
-import { ANSWER_THRESHOLD, answer, type FeedbackValue, feedback, learn } from './engine.js';
+import { visibleConversations } from '../policies/conversations.js';
+import { can } from '../policies/index.js';
+import { ANSWER_THRESHOLD, answer, approvedOnly, type FeedbackValue, feedback, learn } from './engine.js';
+import type { PatternFilter } from './knowledge.js';
 import { describeImage, imageFacts } from './image.js';
 import { taughtFact } from './intents.js';
 
@@ -31,6 +34,24 @@ export interface LearningProgress {
   learned_patterns: number;
   average_confidence: number;
   learning_efficiency: number;
+}
+
+export const TEACH_FORBIDDEN = 'Only the owner or an Admin can teach the assistant';
+
+/**
+ * The knowledge an asker may be answered from (PRODUCT.md section 11): approved knowledge is
+ * account-wide; knowledge waiting for review answers only those who may see the conversation
+ * it came from (owners and Admins see all; an Agent, theirs and unassigned ones).
+ */
+export async function knowledgeVisibleTo(db: Db, actor: Actor): Promise<PatternFilter> {
+  if (can(actor, 'conversations.readAll')) return () => true;
+  const rows = await db
+    .selectDistinct({ id: aiPatterns.conversationId })
+    .from(aiPatterns)
+    .innerJoin(conversations, eq(conversations.id, aiPatterns.conversationId))
+    .where(and(eq(aiPatterns.accountId, actor.accountId), eq(aiPatterns.status, 'pending'), visibleConversations(actor)));
+  const mine = new Set(rows.map((r) => r.id));
+  return (p) => approvedOnly(p) || (p.conversationId != null && mine.has(p.conversationId));
 }
 
 export function presentChatMessage(m: ChatRow, fb: FeedbackValue | null = null): ChatbotMessageDto {
@@ -61,12 +82,12 @@ export async function history(db: Db, actor: Actor): Promise<ChatbotMessageDto[]
   return rows.reverse().map((r) => presentChatMessage(r.m, r.fb));
 }
 
-/** The account's most used questions, as chips to try. */
+/** The account's most used approved questions, as chips to try (the same for everyone). */
 export async function popularQuestions(db: Db, accountId: string): Promise<string[]> {
   const rows = await db
     .select({ q: aiPatterns.question })
     .from(aiPatterns)
-    .where(and(eq(aiPatterns.accountId, accountId), eq(aiPatterns.retired, false)))
+    .where(and(eq(aiPatterns.accountId, accountId), eq(aiPatterns.retired, false), eq(aiPatterns.status, 'approved')))
     .orderBy(desc(aiPatterns.uses), desc(aiPatterns.weight), asc(aiPatterns.id))
     .limit(4);
   return rows.length ? rows.map((r) => r.q.slice(0, 120)) : DEFAULT_SUGGESTIONS;
@@ -92,7 +113,7 @@ export async function learningProgress(db: Db, actor: Actor): Promise<LearningPr
   const [patterns] = await db
     .select({ n: sql<string>`count(*)` })
     .from(aiPatterns)
-    .where(and(eq(aiPatterns.accountId, actor.accountId), eq(aiPatterns.retired, false)));
+    .where(and(eq(aiPatterns.accountId, actor.accountId), eq(aiPatterns.retired, false), ne(aiPatterns.status, 'rejected')));
   const answered = Number(bot?.n ?? 0);
   return {
     total_interactions: Number(asked?.n ?? 0),
@@ -110,6 +131,10 @@ export interface SendResult {
 /** Stores the user's message, works out the reply (teach, image, or an answer) and stores it. */
 export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: string, image?: UploadedImage): Promise<SendResult> {
   const db = app.db;
+  const fact = text ? taughtFact(text) : undefined;
+  // What visitors are told is the owner's and Admins' to decide (PRODUCT.md section 2).
+  const canTeach = can(actor, 'ai.manage');
+  if (fact && !canTeach) throw new HttpError(403, TEACH_FORBIDDEN);
   const filePath = image ? await app.storage.save(actor.accountId, image.bytes, image.ext) : '';
   const [mine] = await db
     .insert(aiChatMessages)
@@ -121,14 +146,13 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
   let intent: string;
   let patternId: number | null = null;
   let suggestions: string[] = [];
-  const fact = text ? taughtFact(text) : undefined;
   if (fact) {
-    await learn(db, { accountId: actor.accountId, source: 'taught', question: fact, answer: fact });
+    await learn(db, { accountId: actor.accountId, source: 'taught', status: 'approved', question: fact, answer: fact, authorId: actor.id });
     content = `Got it! I'll remember: ${fact}`;
     confidence = 1;
     intent = 'teach';
   } else if (text) {
-    const a = await answer(db, actor.accountId, text, { llm: app.config.llm });
+    const a = await answer(db, actor.accountId, text, { llm: app.config.llm, allow: await knowledgeVisibleTo(db, actor), canTeach });
     content = image ? `${describeImage(imageFacts(image))}\n\n${a.text}` : a.text;
     confidence = a.confidence;
     intent = a.intent;
@@ -156,13 +180,17 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
   return { data: [presentChatMessage(mine!), presentChatMessage(bot!)], suggestions };
 }
 
-/** Rates a bot message of this user (the latest one unless `messageId` says which); a new value replaces the old. */
+/**
+ * Rates a bot message of this user (the latest one unless `messageId` says which); a new value
+ * replaces the old. An owner's or Admin's rating re-weights the pattern at once; an Agent's is
+ * recorded and waits for an owner/Admin to confirm it (reviewFeedback).
+ */
 export async function rateAnswer(
   db: Db,
   actor: Actor,
   value: FeedbackValue,
   messageId?: number,
-): Promise<{ message_id: number; feedback: FeedbackValue }> {
+): Promise<{ message_id: number; feedback: FeedbackValue; pending: boolean }> {
   const own = and(
     eq(aiChatMessages.userId, actor.id),
     eq(aiChatMessages.accountId, actor.accountId),
@@ -176,10 +204,16 @@ export async function rateAnswer(
     .limit(1);
   if (!message) throw notFound('No assistant message to give feedback on');
   const [previous] = await db.select().from(aiFeedback).where(eq(aiFeedback.messageId, message.id));
+  const applied = previous?.appliedValue ?? undefined;
+  const confirmed = can(actor, 'ai.manage') || message.patternId === null;
+  const pending = !confirmed && applied !== value;
   await db
     .insert(aiFeedback)
-    .values({ messageId: message.id, accountId: actor.accountId, value })
-    .onConflictDoUpdate({ target: aiFeedback.messageId, set: { value, updatedAt: new Date() } });
-  if (message.patternId !== null) await feedback(db, message.patternId, value, previous?.value);
-  return { message_id: message.id, feedback: value };
+    .values({ messageId: message.id, accountId: actor.accountId, value, pending, appliedValue: confirmed ? value : null })
+    .onConflictDoUpdate({
+      target: aiFeedback.messageId,
+      set: { value, pending, ...(confirmed ? { appliedValue: value } : {}), updatedAt: new Date() },
+    });
+  if (confirmed && message.patternId !== null) await feedback(db, message.patternId, value, applied);
+  return { message_id: message.id, feedback: value, pending };
 }

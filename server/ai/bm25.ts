@@ -59,8 +59,11 @@ export class Bm25 {
     this.docTerms.delete(id);
   }
 
-  /** The best `limit` documents for the query terms, each score multiplied by boost(id). */
-  search(terms: string[], limit: number, boost: (id: number) => number = () => 1): Hit[] {
+  /**
+   * The best `limit` documents for the query terms, each score multiplied by boost(id); documents
+   * `accept` refuses are not scored at all (knowledge the asker may not see).
+   */
+  search(terms: string[], limit: number, boost: (id: number) => number = () => 1, accept?: (id: number) => boolean): Hit[] {
     const n = this.size;
     if (n === 0) return [];
     const avg = this.totalLength / n || 1;
@@ -70,6 +73,7 @@ export class Bm25 {
       if (!list) continue;
       const idf = this.idf(t);
       for (const [id, tf] of list) {
+        if (accept && !accept(id)) continue;
         const len = this.lengths.get(id) ?? 0;
         const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
         scores.set(id, (scores.get(id) ?? 0) + s);

@@ -1,8 +1,8 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { accounts, aiPatterns, widgetSettings } from '../db/schema.js';
-import { detectIntent, type Intent } from './intents.js';
-import { KnowledgeIndex, type SearchResult } from './knowledge.js';
+import { detectIntent, type Intent, SMALL_TALK } from './intents.js';
+import { KnowledgeIndex, type PatternFilter, type SearchResult } from './knowledge.js';
 import type { LlmConfig } from '../config.js';
 import { groundedAnswer } from './llm.js';
 import { terms } from './normalize.js';
@@ -60,8 +60,8 @@ export async function indexFor(db: Db, accountId: string): Promise<KnowledgeInde
     .from(aiPatterns)
     .where(and(eq(aiPatterns.accountId, accountId), gt(aiPatterns.rev, since)));
   for (const r of rows) {
-    if (r.retired) index.remove(r.id);
-    else index.add({ id: r.id, question: r.question, answer: r.answer, weight: r.weight });
+    if (r.retired || r.status === 'rejected') index.remove(r.id);
+    else index.add({ id: r.id, question: r.question, answer: r.answer, weight: r.weight, status: r.status, conversationId: r.conversationId });
   }
   cache.delete(accountId);
   cache.set(accountId, { index, rev: now.rev, count: now.count });
@@ -74,29 +74,53 @@ export interface LearnInput {
   source: 'conversation' | 'taught';
   question: string;
   answer: string;
+  /** approved (taught by an owner/Admin, or auto-approve) or pending review. */
+  status: 'approved' | 'pending';
   sourceMessageId?: number | undefined;
+  conversationId?: number | null | undefined;
+  authorId?: number | null | undefined;
+  redactions?: number | undefined;
 }
 
-/** Stores a pattern; the same question with the same answer strengthens the existing one. Returns its id. */
+/**
+ * Stores a pattern; the same question with the same answer strengthens the existing one (and an
+ * approval approves it). Something the owner rejected stays rejected. Returns its id.
+ */
 export async function learn(db: Db, input: LearnInput): Promise<number | undefined> {
   const question = input.question.trim().slice(0, 2000);
   const answer = input.answer.trim().slice(0, 5000);
   if (!question || !answer || terms(question).length === 0) return undefined;
   const [same] = await db
-    .select({ id: aiPatterns.id })
+    .select({ id: aiPatterns.id, status: aiPatterns.status })
     .from(aiPatterns)
     .where(and(eq(aiPatterns.accountId, input.accountId), eq(aiPatterns.question, question), eq(aiPatterns.answer, answer)))
     .limit(1);
+  if (same?.status === 'rejected' && input.status !== 'approved') return undefined;
   if (same) {
     await db
       .update(aiPatterns)
-      .set({ weight: sql`least(2, ${aiPatterns.weight} + 0.1)`, retired: false, rev: sql`nextval('ai_patterns_rev_seq')` })
+      .set({
+        weight: sql`least(2, ${aiPatterns.weight} + 0.1)`,
+        retired: false,
+        ...(input.status === 'approved' ? { status: 'approved' as const } : {}),
+        rev: sql`nextval('ai_patterns_rev_seq')`,
+      })
       .where(eq(aiPatterns.id, same.id));
     return same.id;
   }
   const [row] = await db
     .insert(aiPatterns)
-    .values({ accountId: input.accountId, source: input.source, question, answer, sourceMessageId: input.sourceMessageId ?? null })
+    .values({
+      accountId: input.accountId,
+      source: input.source,
+      status: input.status,
+      question,
+      answer,
+      sourceMessageId: input.sourceMessageId ?? null,
+      conversationId: input.conversationId ?? null,
+      authorId: input.authorId ?? null,
+      redactions: input.redactions ?? 0,
+    })
     .onConflictDoNothing()
     .returning({ id: aiPatterns.id });
   return row?.id;
@@ -132,14 +156,27 @@ export interface AnswerOptions {
   llm?: LlmConfig | undefined;
   /** Confidence needed to give an answer (default ANSWER_THRESHOLD). */
   threshold?: number;
+  /** The knowledge this asker may be answered from (visitors: approved only). Required on purpose. */
+  allow: PatternFilter;
+  /** How to say "teach me" (owners and Admins teach; Agents cannot). */
+  canTeach?: boolean;
 }
 
+/** Visitors (and anyone who may see no source conversation) are answered from approved knowledge only. */
+export const approvedOnly: PatternFilter = (p) => p.status !== 'pending';
+
 /** Answers a question from the account's knowledge, honestly: below the threshold it says so. */
-export async function answer(db: Db, accountId: string, text: string, opts: AnswerOptions = {}): Promise<Answer> {
+export async function answer(db: Db, accountId: string, text: string, opts: AnswerOptions): Promise<Answer> {
   const threshold = opts.threshold ?? ANSWER_THRESHOLD;
   const intent = detectIntent(text);
+  // Small talk carries no question: "Hello" must not be answered with whatever learned pattern
+  // happens to contain "hello". The same filter protects visitors' auto-answers.
+  if (SMALL_TALK.has(intent)) {
+    const info = await builtIn(db, accountId, intent, []);
+    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions: [] };
+  }
   const index = await indexFor(db, accountId);
-  const found: SearchResult = index.search(text);
+  const found: SearchResult = index.search(text, 4, opts.allow);
   const best = found.best;
   const suggestions = found.candidates
     .filter((c) => c !== best && c.confidence >= SUGGESTION_MIN)
@@ -156,7 +193,7 @@ export async function answer(db: Db, accountId: string, text: string, opts: Answ
       text:
         "I'm not sure about that yet, so I won't guess. " +
         (guesses.length ? 'Did you mean one of the suggestions below? ' : '') +
-        'You can teach me with "remember: ..." or a team member will answer.',
+        (opts.canTeach === false ? 'A team member will answer.' : 'You can teach me with "remember: ..." or a team member will answer.'),
       confidence: round(best?.confidence ?? 0),
       intent,
       patternId: null,

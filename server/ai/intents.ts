@@ -49,6 +49,9 @@ const TOPIC: [string, Intent][] = [
   ['password', 'account'],
 ];
 
+/** Messages that carry no question (greetings, thanks, goodbyes): never answered from learned knowledge, never learned. */
+export const SMALL_TALK: ReadonlySet<Intent> = new Set<Intent>(['greeting', 'thanks', 'goodbye']);
+
 /** "Can I talk to a human?" in English, French, Spanish or German. */
 export function asksForHuman(text: string): boolean {
   const t = terms(text);

@@ -8,7 +8,14 @@ export interface Pattern {
   answer: string;
   /** 1 when new; feedback moves it (helpful up, not_helpful down). */
   weight: number;
+  /** Not yet approved: answers only those who may see its source conversation. Default approved. */
+  status?: 'approved' | 'pending';
+  /** The conversation it was learned from, if any. */
+  conversationId?: number | null;
 }
+
+/** Which patterns an asker may be answered from; undefined: all of them. */
+export type PatternFilter = (p: Pattern) => boolean;
 
 export interface Candidate {
   pattern: Pattern;
@@ -43,6 +50,9 @@ export const CALIBRATION = { bias: -3.9, queryCoverage: 3.87, docCoverage: 1.49,
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
+/** Below this many patterns, the margin over rival answers counts in proportion (see search). */
+export const SMALL_KNOWLEDGE_BASE = 12;
+
 interface Doc {
   pattern: Pattern;
   /** The question's terms. */
@@ -75,10 +85,15 @@ export class KnowledgeIndex {
     this.bm25.remove(id);
   }
 
-  search(text: string, limit = 4): SearchResult {
+  search(text: string, limit = 4, allow?: PatternFilter): SearchResult {
     const query = terms(text, (t) => this.bm25.df(t) > 0);
     if (query.length === 0 || this.docs.size === 0) return { best: undefined, candidates: [], terms: query };
-    const hits = this.bm25.search(query, limit * 4, (id) => weightBoost(this.docs.get(id)?.pattern.weight ?? 1));
+    const accept = allow ? (id: number) => { const d = this.docs.get(id); return !!d && allow(d.pattern); } : undefined;
+    const hits = this.bm25.search(query, limit * 4, (id) => weightBoost(this.docs.get(id)?.pattern.weight ?? 1), accept);
+    // "No rival answer" is evidence only when there are other answers that could have rivalled:
+    // on a knowledge base of a handful of patterns the margin is shrunk, so one shared word
+    // ("hello") with the only pattern does not read as a certain match.
+    const rivalEvidence = Math.min(1, Math.max(0, this.docs.size - 1) / SMALL_KNOWLEDGE_BASE);
     const qset = new Set(query);
     const scored = hits.flatMap((hit) => {
       const doc = this.docs.get(hit.id);
@@ -93,7 +108,7 @@ export class KnowledgeIndex {
       // Ambiguity: another answer covering the question as well makes this one a coin toss.
       let rival = 0;
       for (const o of scored) if (o.doc.answerKey !== s.doc.answerKey) rival = Math.max(rival, o.queryCoverage);
-      const features: Features = { queryCoverage: s.queryCoverage, docCoverage: s.docCoverage, margin: Math.max(0, s.queryCoverage - rival) };
+      const features: Features = { queryCoverage: s.queryCoverage, docCoverage: s.docCoverage, margin: Math.max(0, s.queryCoverage - rival) * rivalEvidence };
       candidates.push({ pattern: s.doc.pattern, score: s.score, features, confidence: confidenceOf(features, s.doc.pattern.weight) });
     }
     candidates.sort((a, b) => b.confidence - a.confidence || b.score - a.score);

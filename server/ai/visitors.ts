@@ -3,19 +3,20 @@ import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
 import type { Db } from '../db/client.js';
-import { aiConversations, aiSettings, messages } from '../db/schema.js';
+import { aiConversations, aiFeedback, aiSettings, conversations, messages, visitors } from '../db/schema.js';
 import type { DomainEventMap } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
-import { answer, learn } from './engine.js';
-import { asksForHuman, detectIntent } from './intents.js';
+import { answer, approvedOnly, learn } from './engine.js';
+import { asksForHuman, detectIntent, type Intent, SMALL_TALK } from './intents.js';
+import { makeGeneric, peopleIn, scrubQuestion } from './privacy.js';
 
 /** Learning from agent replies, and answering widget visitors when nobody is online. */
 
 export const HANDOVER_HINT = 'Not what you needed? Reply "human" and a member of our team will answer.';
 export const HANDOVER_MESSAGE = "I'm asking a member of our team to take over. They will answer you here as soon as they can.";
 /** Questions that carry no knowledge: learning "hello" -> "hi, how can I help?" would only add noise. */
-const NOT_QUESTIONS = new Set(['greeting', 'thanks', 'goodbye', 'human']);
+const NOT_QUESTIONS: ReadonlySet<Intent> = new Set<Intent>([...SMALL_TALK, 'human']);
 
 export interface ReplyToLearn {
   accountId: string;
@@ -27,12 +28,14 @@ export interface ReplyToLearn {
 
 /**
  * Learns a pattern from an agent's reply: the question is the visitor's message(s) right before
- * it. Idempotent per reply (unique source message), so a job may run it again safely.
+ * it. Only what is safe to tell anyone is kept (ai/privacy.ts): the visitor's own data never;
+ * a reply that cannot be made generic is not learned. What is learned waits for the owner's
+ * review unless auto-approve is on. Idempotent per reply (unique source message).
  */
 export async function learnFromReply(db: Db, reply: ReplyToLearn): Promise<number | undefined> {
   if (!reply.replyText.trim()) return undefined;
   const before = await db
-    .select({ senderType: messages.senderType, text: messages.message })
+    .select({ senderType: messages.senderType, text: messages.message, authorId: messages.authorId, id: messages.id })
     .from(messages)
     .where(and(eq(messages.conversationId, reply.conversationId), lt(messages.id, reply.replyId)))
     .orderBy(desc(messages.id))
@@ -43,18 +46,46 @@ export async function learnFromReply(db: Db, reply: ReplyToLearn): Promise<numbe
     if (m.text.trim() && !NOT_QUESTIONS.has(detectIntent(m.text))) asked.unshift(m.text.trim());
   }
   if (asked.length === 0) return undefined;
+  const [who] = await db
+    .select({ name: visitors.name, email: visitors.email, author: messages.authorId })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+    .where(and(eq(messages.id, reply.replyId), eq(messages.accountId, reply.accountId)));
+  if (!who) return undefined;
+  // The visitor as the conversation knows them: stored name and email, and names they gave.
+  const visitorText = await db
+    .select({ text: messages.message })
+    .from(messages)
+    .where(and(eq(messages.conversationId, reply.conversationId), eq(messages.senderType, 'visitor')))
+    .orderBy(desc(messages.id))
+    .limit(20);
+  const ctx = {
+    names: [who.name, ...visitorText.flatMap((m) => peopleIn(m.text))].filter(Boolean),
+    values: [who.email].filter(Boolean),
+  };
+  const generic = makeGeneric(reply.replyText, ctx);
+  const question = scrubQuestion(asked.slice(-3).join(' '), ctx);
+  if (!generic || !question) return undefined;
+  const settings = await getAiSettings(db, reply.accountId);
   return learn(db, {
     accountId: reply.accountId,
     source: 'conversation',
-    question: asked.slice(-3).join(' '),
-    answer: reply.replyText,
+    status: settings.auto_approve ? 'approved' : 'pending',
+    question,
+    answer: generic.text,
     sourceMessageId: reply.replyId,
+    conversationId: reply.conversationId,
+    authorId: who.author,
+    redactions: generic.removed,
   });
 }
 
 export interface AiSettingsDto {
   auto_answer_enabled: boolean;
   threshold: number;
+  /** Learned knowledge is approved without the owner's review (default false). */
+  auto_approve: boolean;
 }
 
 /** Read per visitor message by auto-answer: kept briefly per node (a save here forgets it). */
@@ -68,13 +99,18 @@ function cachedAiSettings(db: Db, accountId: string): Promise<AiSettingsDto> {
 
 export async function getAiSettings(db: Db, accountId: string): Promise<AiSettingsDto> {
   const [row] = await db.select().from(aiSettings).where(eq(aiSettings.accountId, accountId));
-  return { auto_answer_enabled: row?.autoAnswerEnabled ?? false, threshold: Math.round((row?.threshold ?? 0.8) * 100) / 100 };
+  return {
+    auto_answer_enabled: row?.autoAnswerEnabled ?? false,
+    threshold: Math.round((row?.threshold ?? 0.8) * 100) / 100,
+    auto_approve: row?.autoApprove ?? false,
+  };
 }
 
 export async function saveAiSettings(db: Db, accountId: string, patch: Partial<AiSettingsDto>): Promise<AiSettingsDto> {
   const set = {
     ...(patch.auto_answer_enabled !== undefined ? { autoAnswerEnabled: patch.auto_answer_enabled } : {}),
     ...(patch.threshold !== undefined ? { threshold: patch.threshold } : {}),
+    ...(patch.auto_approve !== undefined ? { autoApprove: patch.auto_approve } : {}),
     updatedAt: new Date(),
   };
   await db.insert(aiSettings).values({ accountId, ...set }).onConflictDoUpdate({ target: aiSettings.accountId, set });
@@ -113,7 +149,8 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
     await sendMessage(app, { ...bot, text: HANDOVER_MESSAGE });
     return;
   }
-  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm });
+  // Visitors get approved knowledge only: nothing learned reaches them before the owner's review.
+  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm, allow: approvedOnly });
   if (!a.known || a.confidence < settings.threshold || NOT_QUESTIONS.has(a.intent)) return; // a human will answer
   await flag(app.db, accountId, conversation.id, 'answered');
   await sendMessage(app, { ...bot, text: `${a.text}\n\n${HANDOVER_HINT}` });
@@ -134,4 +171,41 @@ export async function aiResolvedCount(db: Db, accountId: string, since: Date, sc
       ),
     );
   return Number(row?.n ?? 0);
+}
+
+export interface AutoAnswerFigures {
+  /** Answers the assistant gave to visitors. */
+  answers_given: number;
+  /** Conversations where a visitor asked for a human after the assistant. */
+  handovers: number;
+  /** Share of rated assistant answers rated helpful (partially: half), 0-100; null with no ratings. */
+  accuracy: number | null;
+  /** How many answers the accuracy is computed from. */
+  rated_answers: number;
+}
+
+/** The figures shown beside the auto-answer control: real counts of the account. */
+export async function autoAnswerFigures(db: Db, accountId: string): Promise<AutoAnswerFigures> {
+  const [c] = await db
+    .select({
+      answers: sql<string>`coalesce(sum(${aiConversations.botReplies}), 0)`,
+      handovers: sql<string>`count(*) filter (where ${aiConversations.handover})`,
+    })
+    .from(aiConversations)
+    .where(eq(aiConversations.accountId, accountId));
+  const [f] = await db
+    .select({
+      n: sql<string>`count(*)`,
+      helpful: sql<string>`count(*) filter (where ${aiFeedback.value} = 'helpful')`,
+      partial: sql<string>`count(*) filter (where ${aiFeedback.value} = 'partially_helpful')`,
+    })
+    .from(aiFeedback)
+    .where(eq(aiFeedback.accountId, accountId));
+  const n = Number(f?.n ?? 0);
+  return {
+    answers_given: Number(c?.answers ?? 0),
+    handovers: Number(c?.handovers ?? 0),
+    accuracy: n ? Math.round((1000 * (Number(f?.helpful ?? 0) + Number(f?.partial ?? 0) / 2)) / n) / 10 : null,
+    rated_answers: n,
+  };
 }

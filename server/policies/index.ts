@@ -14,6 +14,8 @@ export const rules = {
   'conversations.readAll': isAccountAdmin,
   'images.attach': (a: Actor) => a.status !== 'disabled',
   'profile.write': () => true,
+  /** Teach the assistant, review what it learned, confirm feedback, auto-answer settings. */
+  'ai.manage': isAccountAdmin,
 } satisfies Record<string, (a: Actor) => boolean>;
 
 export type Rule = keyof typeof rules;

@@ -7,3 +7,4 @@ export * from './schemas/settings.js';
 export * from './schemas/team.js';
 export * from './schemas/messages.js';
 export * from './schemas/widget.js';
+export * from './schemas/chatbot.js';

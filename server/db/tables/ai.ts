@@ -1,4 +1,4 @@
-/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migration: 0002_ai.sql. */
+/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql. */
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts, conversations, users } from './core.js';
@@ -10,6 +10,8 @@ export const aiSettings = pgTable('ai_settings', {
     .references(() => accounts.id, { onDelete: 'cascade' }),
   autoAnswerEnabled: boolean('auto_answer_enabled').notNull().default(false),
   threshold: real('threshold').notNull().default(0.8),
+  /** Learned knowledge is approved without review (off by default: the owner reviews it first). */
+  autoApprove: boolean('auto_approve').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -22,6 +24,19 @@ export const aiPatterns = pgTable(
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     source: text('source', { enum: ['conversation', 'taught'] }).notNull(),
+    /**
+     * approved: answers everyone, visitors included; pending: learned, waiting for review, answers
+     * only those who may see its source conversation; rejected: answers nobody.
+     */
+    status: text('status', { enum: ['approved', 'pending', 'rejected'] }).notNull().default('approved'),
+    /** The conversation it was learned from (erasing it erases what came from it). */
+    conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
+    /** The agent whose reply it is, or who taught it. */
+    authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Private details (names, links, codes...) removed from the reply before it was kept. */
+    redactions: integer('redactions').notNull().default(0),
+    reviewedBy: integer('reviewed_by').references(() => users.id, { onDelete: 'set null' }),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
     question: text('question').notNull(),
     answer: text('answer').notNull(),
     weight: real('weight').notNull().default(1),
@@ -37,7 +52,11 @@ export const aiPatterns = pgTable(
       .default(sql`nextval('ai_patterns_rev_seq')`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('ai_patterns_account_idx').on(t.accountId, t.rev), uniqueIndex('ai_patterns_source_message_idx').on(t.sourceMessageId)],
+  (t) => [
+    index('ai_patterns_account_idx').on(t.accountId, t.rev),
+    uniqueIndex('ai_patterns_source_message_idx').on(t.sourceMessageId),
+    index('ai_patterns_review_idx').on(t.accountId, t.status, t.id),
+  ],
 );
 
 /** The assistant chat of one console user (history is per user and per account). */
@@ -72,6 +91,10 @@ export const aiFeedback = pgTable('ai_feedback', {
     .notNull()
     .references(() => accounts.id, { onDelete: 'cascade' }),
   value: text('value', { enum: ['helpful', 'partially_helpful', 'not_helpful'] }).notNull(),
+  /** The value counted in the pattern's weight (null: none yet). */
+  appliedValue: text('applied_value', { enum: ['helpful', 'partially_helpful', 'not_helpful'] }),
+  /** An Agent's rating that changes answers only once an owner/Admin confirms it. */
+  pending: boolean('pending').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

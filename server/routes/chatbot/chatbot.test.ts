@@ -165,7 +165,7 @@ describe('feedback', () => {
 
     const helpful = await rate(owner.token, { feedback: 'helpful' });
     expect(helpful.status).toBe(200);
-    expect(helpful.body.data).toEqual({ message_id: first.body.data[1].id, feedback: 'helpful' });
+    expect(helpful.body.data).toEqual({ message_id: first.body.data[1].id, feedback: 'helpful', pending: false });
     const replaced = await rate(owner.token, { feedback: 'not_helpful', message_id: String(first.body.data[1].id) });
     expect(replaced.body.data.feedback).toBe('not_helpful');
 
@@ -226,9 +226,15 @@ describe('/api/chatbot/settings', () => {
   it('defaults to off at 0.8; owner and Admin may change it, an Agent may not', async () => {
     const owner = await buildAccount(t.app);
     const get = await call(t.app, 'GET', '/api/chatbot/settings', { token: owner.token });
-    expect(get.body).toEqual({ message: 'success', data: { auto_answer_enabled: false, threshold: 0.8 } });
+    expect(get.body).toMatchObject({
+      message: 'success',
+      data: { auto_answer_enabled: false, threshold: 0.8, auto_approve: false },
+      figures: { answers_given: 0, handovers: 0, accuracy: null, rated_answers: 0 },
+      plan: { ai_available: true, message: null },
+      can_manage: true,
+    });
     const saved = await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.7 } });
-    expect(saved.body.data).toEqual({ auto_answer_enabled: true, threshold: 0.7 });
+    expect(saved.body.data).toEqual({ auto_answer_enabled: true, threshold: 0.7, auto_approve: false });
     const admin = await buildMember(t.app, owner, 'Admin');
     expect((await call(t.app, 'POST', '/api/chatbot/settings', { token: admin.token, body: { threshold: 0.9 } })).body.data.threshold).toBe(0.9);
     const agent = await buildMember(t.app, owner, 'Agent');
