@@ -51,7 +51,7 @@ export const CALIBRATION = { bias: -3.9, queryCoverage: 3.87, docCoverage: 1.49,
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 /** Below this many patterns, the margin over rival answers counts in proportion (see search). */
-export const SMALL_KNOWLEDGE_BASE = 12;
+export const SMALL_KNOWLEDGE_BASE = 4;
 
 interface Doc {
   pattern: Pattern;

@@ -4,9 +4,14 @@ import { ChatMessage } from '../components/chatbot/ChatMessage';
 import '../components/chatbot/chatbot.css';
 import { Icon } from '../components/icons';
 import { Composer } from '../components/chatbot/Composer';
+import { AutoAnswerPanel } from '../components/chatbot/AutoAnswerPanel';
 import { InsightsPanel } from '../components/chatbot/InsightsPanel';
+import { PlanGate } from '../components/chatbot/PlanGate';
+import { ReviewQueue } from '../components/chatbot/ReviewQueue';
 import { Banner, Button, Spinner } from '../components/ui';
+import { useAuth } from '../stores/auth';
 import { useChatbot } from '../stores/chatbot';
+import { isPlanGate, useAiAdmin } from '../stores/chatbotAdmin';
 
 const QUICK_REPLIES = ['Hello', 'Need help?', 'Share an image', 'Contact support'];
 const QUICK_SEND_MS = 100;
@@ -16,7 +21,9 @@ export default function Chatbot() {
   const { status, error, messages, suggestions, progress, sending, sendError, feedback, loadHistory, send, sendFeedback, clearSendError } = useChatbot();
   const [draft, setDraft] = useState('');
   const [image, setImage] = useState<File | null>(null);
-  const [showInsights, setShowInsights] = useState(false);
+  const [panel, setPanel] = useState<'insights' | 'auto' | 'review' | null>(null);
+  const { plan, canManage, counts, loadSettings } = useAiAdmin();
+  const isOwner = useAuth((s) => s.user?.type === 'owner');
   const scrollRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const nearBottom = useRef(true);
@@ -25,11 +32,12 @@ export default function Chatbot() {
 
   useEffect(() => {
     void loadHistory();
+    void loadSettings();
     const pending = timers.current;
     return () => {
       for (const t of pending) window.clearTimeout(t);
     };
-  }, [loadHistory]);
+  }, [loadHistory, loadSettings]);
 
   // Follow new lines only when the reader is at the bottom or has just sent (SPEC.md section 4).
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each list change, on purpose
@@ -60,8 +68,13 @@ export default function Chatbot() {
   );
 
   // A chip fills the input, then sends after 100 ms so the text is seen first.
+  // The plan's gate, known before sending (settings) or learned from the server's 403.
+  const gate = plan && !plan.ai_available ? plan.message : isPlanGate(sendError) ? sendError : null;
+  const locked = !!gate;
+  const toggle = (p: NonNullable<typeof panel>) => setPanel((v) => (v === p ? null : p));
+
   const quick = (text: string) => {
-    if (sending) return;
+    if (sending || locked) return;
     setDraft(text);
     timers.current.push(window.setTimeout(() => void submit(text, image), QUICK_SEND_MS));
   };
@@ -83,12 +96,31 @@ export default function Chatbot() {
             </li>
           </ul>
         </div>
-        <Button variant={showInsights ? 'primary' : 'secondary'} aria-expanded={showInsights} aria-controls="cb-insights" onClick={() => setShowInsights((v) => !v)}>
-          AI Insights
-        </Button>
+        <div className="cb-head-actions">
+          <Button variant={panel === 'insights' ? 'primary' : 'secondary'} aria-expanded={panel === 'insights'} aria-controls="cb-insights" onClick={() => toggle('insights')}>
+            AI Insights
+          </Button>
+          <Button variant={panel === 'auto' ? 'primary' : 'secondary'} aria-expanded={panel === 'auto'} aria-controls="cb-auto" onClick={() => toggle('auto')}>
+            Auto-answer
+          </Button>
+          {canManage && (
+            <Button variant={panel === 'review' ? 'primary' : 'secondary'} aria-expanded={panel === 'review'} aria-controls="cb-review" onClick={() => toggle('review')}>
+              Review knowledge
+              {counts && counts.pending + counts.pending_feedback > 0 && (
+                <span className="cb-count">
+                  {counts.pending + counts.pending_feedback}
+                  <span className="cb-sr"> waiting</span>
+                </span>
+              )}
+            </Button>
+          )}
+        </div>
       </header>
 
-      {showInsights && <InsightsPanel fallback={progress} />}
+      {gate && <PlanGate message={gate} canUpgrade={isOwner} />}
+      {panel === 'insights' && <InsightsPanel fallback={progress} />}
+      {panel === 'auto' && <AutoAnswerPanel />}
+      {panel === 'review' && canManage && <ReviewQueue />}
 
       <section className="cb-chat" aria-label="Chat with the AI assistant">
         <div className="cb-scroll" ref={scrollRef} onScroll={onScroll}>
@@ -109,11 +141,15 @@ export default function Chatbot() {
                 <Icon.bot />
               </div>
               <h2>Start a conversation with AI</h2>
-              <p>Ask a question, or teach the assistant about your business. It learns from every answer you rate.</p>
+              <p>
+                {canManage
+                  ? 'Ask a question, or teach the assistant about your business with "remember: ...". It learns from every answer you rate.'
+                  : 'Ask a question about your business. The owner or an Admin teaches the assistant; your ratings help them improve it.'}
+              </p>
               <ul className="cb-chips" aria-label="Quick replies">
                 {QUICK_REPLIES.map((q) => (
                   <li key={q}>
-                    <button type="button" className="cb-chip" onClick={() => quick(q)} disabled={sending}>
+                    <button type="button" className="cb-chip" onClick={() => quick(q)} disabled={sending || locked}>
                       {q}
                     </button>
                   </li>
@@ -137,7 +173,7 @@ export default function Chatbot() {
             </ol>
           )}
         </div>
-        {sendError && (
+        {sendError && !isPlanGate(sendError) && (
           <div className="cb-send-error">
             <Banner kind="error" onDismiss={clearSendError}>
               {sendError}
@@ -148,14 +184,14 @@ export default function Chatbot() {
           <ul className="cb-suggest" aria-label="Suggestions">
             {suggestions.map((s) => (
               <li key={s}>
-                <button type="button" className="cb-chip" onClick={() => quick(s)} disabled={sending}>
+                <button type="button" className="cb-chip" onClick={() => quick(s)} disabled={sending || locked}>
                   {s}
                 </button>
               </li>
             ))}
           </ul>
         )}
-        <Composer draft={draft} onDraft={setDraft} image={image} onImage={setImage} sending={sending} onSend={() => void submit(draft, image)} inputRef={inputRef} />
+        <Composer draft={draft} onDraft={setDraft} image={image} onImage={setImage} sending={sending} onSend={() => void submit(draft, image)} inputRef={inputRef} locked={locked} />
       </section>
     </div>
   );

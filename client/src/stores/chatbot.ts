@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { api, formData } from '../lib/api';
+import { api, errorText, formData } from '../lib/api';
 
 /**
  * The Neural AI Chatbot screen's data (SPEC.md sections 3, 4 "Chatbot", 7 and 8).
@@ -143,7 +143,8 @@ export const useChatbot = create<ChatbotState>((set, get) => ({
       return true;
     } catch (e) {
       console.error(e);
-      set({ sending: false, sendError: SEND_ERROR });
+      // The server's own words (e.g. the plan's gate, or who may teach), else the generic text.
+      set({ sending: false, sendError: errorText(e, SEND_ERROR) });
       return false;
     }
   },

@@ -10,10 +10,12 @@ interface Props {
   sending: boolean;
   onSend: () => void;
   inputRef: RefObject<HTMLTextAreaElement | null>;
+  /** The plan does not include the assistant: nothing can be sent. */
+  locked?: boolean;
 }
 
 /** Text box, image attach with preview and Remove, send button. Enter sends, Shift+Enter breaks the line. */
-export function Composer({ draft, onDraft, image, onImage, sending, onSend, inputRef }: Props) {
+export function Composer({ draft, onDraft, image, onImage, sending, onSend, inputRef, locked = false }: Props) {
   const fileRef = useRef<HTMLInputElement>(null);
   const [preview, setPreview] = useState('');
   useEffect(() => {
@@ -23,7 +25,7 @@ export function Composer({ draft, onDraft, image, onImage, sending, onSend, inpu
     return () => URL.revokeObjectURL(url);
   }, [image]);
 
-  const canSend = !sending && (draft.trim() !== '' || image !== null);
+  const canSend = !sending && !locked && (draft.trim() !== '' || image !== null);
 
   const pick = (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
@@ -59,17 +61,17 @@ export function Composer({ draft, onDraft, image, onImage, sending, onSend, inpu
         }}
       >
         <input ref={fileRef} type="file" accept="image/*" className="cb-sr" tabIndex={-1} aria-hidden="true" onChange={pick} />
-        <button type="button" className="icon-btn cb-attach-btn" aria-label="Attach image" title="Attach image" disabled={sending} onClick={() => fileRef.current?.click()}>
+        <button type="button" className="icon-btn cb-attach-btn" aria-label="Attach image" title="Attach image" disabled={sending || locked} onClick={() => fileRef.current?.click()}>
           <Icon.image />
         </button>
         <textarea
           ref={inputRef}
           className="input cb-input"
           rows={1}
-          placeholder="Ask the AI assistant anything..."
+          placeholder={locked ? 'The AI assistant is part of the Professional plan' : 'Ask the AI assistant anything...'}
           aria-label="Message to the AI assistant"
           value={draft}
-          disabled={sending}
+          disabled={sending || locked}
           onChange={(e) => onDraft(e.target.value)}
           onKeyDown={onKey}
         />
