@@ -14,7 +14,7 @@ export default defineConfig({
         extends: true,
         // Several nodes on one database, or a network between app and database, need a real
         // PostgreSQL: those tests run there only.
-        test: { name: 'pglite', env: { PARLEY_TEST_DB: 'pglite' }, exclude: ['**/node_modules/**', 'realtime/cluster.test.ts', 'db/outage.test.ts'] },
+        test: { name: 'pglite', env: { PARLEY_TEST_DB: 'pglite' }, exclude: ['**/node_modules/**', 'realtime/cluster.test.ts', 'db/outage.test.ts', '**/*.cluster.test.ts'] },
       },
       {
         extends: true,

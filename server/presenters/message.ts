@@ -1,6 +1,7 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { MessageDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
+import { committedSince } from '../db/commitCursor.js';
 import { messages, users } from '../db/schema.js';
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -22,19 +23,26 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
 
 /**
  * A conversation's messages in database order (ascending id), optionally only those after
- * `sinceId`, with their authors' names. Shared by the console and widget so both read the same.
+ * `sinceId`, or only those committed since a cursor's `snapshot` (db/commitCursor.ts), with
+ * their authors' names. Shared by the console and widget so both read the same.
  */
 export async function conversationMessages(
   db: Tx,
   conversation: { id: number; visitorId: string },
-  sinceId?: number,
+  after: { sinceId?: number | undefined; snapshot?: string | undefined } = {},
 ): Promise<MessageDto[]> {
   const inConversation = eq(messages.conversationId, conversation.id);
+  const since =
+    after.snapshot !== undefined
+      ? committedSince(sql`${messages}.${sql.identifier('xact_id')}`, after.snapshot)
+      : after.sinceId !== undefined
+        ? gt(messages.id, after.sinceId)
+        : undefined;
   const rows = await db
     .select({ message: messages, authorName: users.name })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.authorId))
-    .where(sinceId !== undefined ? and(inConversation, gt(messages.id, sinceId)) : inConversation)
+    .where(and(inConversation, since))
     .orderBy(asc(messages.id));
   return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
 }

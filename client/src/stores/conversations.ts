@@ -50,6 +50,8 @@ interface ConversationsState {
 }
 
 let tempSeq = -1;
+/** Per visitor, the server's next_cursor: polls and catch-ups ask only for what committed since (commit-safe). */
+const cursors = new Map<string, string>();
 const typingTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
 export const useConversations = create<ConversationsState>((set, get) => {
@@ -107,12 +109,17 @@ export const useConversations = create<ConversationsState>((set, get) => {
     loadMessages: async (visitorId, mode) => {
       const held = get().messagesByVisitor[visitorId];
       if (mode === 'initial') set({ messagesLoading: !held, messagesError: '' });
-      const sinceId = mode === 'poll' ? lastConfirmedId(held ?? []) : undefined;
+      // A poll or a catch-up asks for what committed since the last answer; without a cursor
+      // yet, a poll falls back to since_id and a reload to the full list.
+      const cursor = mode === 'initial' ? undefined : cursors.get(visitorId);
+      const sinceId = mode === 'poll' && !cursor ? lastConfirmedId(held ?? []) : undefined;
       try {
-        const body = await api.get(`/api/vms/messages/${encodeURIComponent(visitorId)}`, { query: { since_id: sinceId } });
+        const body = await api.get(`/api/vms/messages/${encodeURIComponent(visitorId)}`, { query: { cursor, since_id: sinceId } });
         const list = unwrap<MessageDto[]>(body);
         const incoming: ChatMessage[] = Array.isArray(list) ? list : [];
-        if (mode === 'poll' && sinceId !== undefined) setMessages(visitorId, (h) => mergeMessages(h, incoming));
+        const next = (body as { next_cursor?: unknown } | null)?.next_cursor;
+        if (typeof next === 'string') cursors.set(visitorId, next);
+        if (cursor || (mode === 'poll' && sinceId !== undefined)) setMessages(visitorId, (h) => mergeMessages(h, incoming));
         else {
           // First load / reload replaces the list, keeping sends still in flight.
           setMessages(visitorId, (h) => mergeMessages(h.filter((m) => m.pending), incoming));
@@ -179,7 +186,8 @@ export const useConversations = create<ConversationsState>((set, get) => {
 
       // Catch up after any disconnect, or when the server says pushes may have been lost (a node
       // died, Redis came back): reload what is on screen and merge by id (PRODUCT.md section 5).
-      // A full reload, not since the last id: a lost push may be older than the newest one seen.
+      // Since the commit-safe cursor, not since the last id: a lost push may be older than the
+      // newest one seen.
       const catchUp = () => {
         void get().loadConversations();
         const sel = get().selectedId;
@@ -242,7 +250,9 @@ export const useConversations = create<ConversationsState>((set, get) => {
       };
     },
 
-    reset: (ownerId) =>
-      set({ ownerId, conversations: [], convLoaded: false, convError: '', selectedId: null, messagesByVisitor: {}, messagesError: '', sendError: '', typing: {}, online: {}, search: '' }),
+    reset: (ownerId) => {
+      cursors.clear();
+      set({ ownerId, conversations: [], convLoaded: false, convError: '', selectedId: null, messagesByVisitor: {}, messagesError: '', sendError: '', typing: {}, online: {}, search: '' });
+    },
   };
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, consoleMessageSchema, sinceIdQuery } from '@parley/shared';
 import { markConversationRead } from '../../commands/markConversationRead.js';
 import { sendMessage } from '../../commands/sendMessage.js';
+import type { Db } from '../../db/client.js';
 import { conversations, visitors } from '../../db/schema.js';
 import { HttpError, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
@@ -12,7 +13,8 @@ import { readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { findVisibleVisitor, visibleConversations } from '../../policies/conversations.js';
 import { presentConversation } from '../../presenters/conversation.js';
-import { conversationMessages, presentMessage } from '../../presenters/message.js';
+import { presentMessage } from '../../presenters/message.js';
+import { listMessages } from './messageList.js';
 
 const secured = { security: [{ bearer: [] }] };
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -35,15 +37,15 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       onRequest: authenticate,
     },
     async (request) => {
-      const { conversation, visitor } = await findVisibleVisitor(app.db, request.actor, request.params.visitor_id);
-      if (!conversation) return { message: 'success', data: [] };
-      const { since_id: sinceId } = request.query;
+      const { found, data, nextCursor, incremental } = await listMessages(app.db, request.query, (tx) =>
+        findVisibleVisitor(tx as Db, request.actor, request.params.visitor_id),
+      );
       // Opening a conversation (a first load, not a poll) marks it read.
-      const data = await conversationMessages(app.db, conversation, sinceId);
-      if (sinceId === undefined && conversation.unreadCount > 0) {
+      const { conversation, visitor } = found;
+      if (conversation && !incremental && conversation.unreadCount > 0) {
         await markConversationRead(app, conversation, visitor, data.at(-1)?.id ?? 0);
       }
-      return { message: 'success', data };
+      return { message: 'success', data, next_cursor: nextCursor };
     },
   );
 

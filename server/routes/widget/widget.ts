@@ -20,7 +20,8 @@ import { accounts, conversations, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
-import { conversationMessages, presentMessage } from '../../presenters/message.js';
+import { presentMessage } from '../../presenters/message.js';
+import { listMessages } from '../conversations/messageList.js';
 import { presentVisitor } from '../../presenters/visitor.js';
 
 const visitorSecured = { security: [{ bearer: [] }] };
@@ -57,9 +58,11 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     '/widget/messages',
     { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
-      const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
-      if (!conversation) return { message: 'success', data: [] };
-      return { message: 'success', data: await conversationMessages(app.db, conversation, request.query.since_id) };
+      const { data, nextCursor } = await listMessages(app.db, request.query, async (tx) => {
+        const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
+        return { conversation: conversation ?? null };
+      });
+      return { message: 'success', data, next_cursor: nextCursor };
     },
   );
 

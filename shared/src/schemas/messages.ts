@@ -30,6 +30,10 @@ export const widgetMessageSchema = z.object({
   client_id: clientId,
 });
 
+export const CURSOR_INVALID = 'cursor is not valid';
+
 export const sinceIdQuery = z.object({
   since_id: z.coerce.number({ error: 'since_id must be a message id' }).int().min(0, { error: 'since_id must be a message id' }).optional(),
+  /** The `next_cursor` of the previous answer: only messages committed since (commit-safe; wins over since_id). */
+  cursor: z.string({ error: CURSOR_INVALID }).max(16_384, { error: CURSOR_INVALID }).regex(/^[A-Za-z0-9_-]+$/, { error: CURSOR_INVALID }).optional(),
 });

@@ -9,7 +9,7 @@ export interface Identity {
 
 /** The widget's REST calls (PRODUCT.md section 4). Errors become SendError with the server's words. */
 export function createApi(base: string, key: string, token: () => string | undefined) {
-  async function call<T>(method: string, path: string, body?: BodyInit | object): Promise<T> {
+  async function call<T>(method: string, path: string, body?: BodyInit | object, whole = false): Promise<T> {
     const headers: Record<string, string> = {};
     const t = token();
     if (t) headers.authorization = `Bearer ${t}`;
@@ -30,7 +30,7 @@ export function createApi(base: string, key: string, token: () => string | undef
       const first = json.errors ? Object.values(json.errors)[0]?.[0] : undefined;
       throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status, Number(res.headers.get('retry-after')) || 0);
     }
-    return json.data as T;
+    return (whole ? json : json.data) as T;
   }
 
   return {
@@ -38,7 +38,14 @@ export function createApi(base: string, key: string, token: () => string | undef
     createVisitor: (extra: { name?: string; email?: string; page_url: string; referrer: string; locale: string }) =>
       call<Identity>('POST', '/api/widget/visitors', { unique_code: key, ...extra }),
     updateVisitor: (patch: { name?: string; email?: string; page_url?: string }) => call<unknown>('PATCH', '/api/widget/visitor', patch),
-    messages: (sinceId: number) => call<MessageDto[]>('GET', `/api/widget/messages${sinceId ? `?since_id=${sinceId}` : ''}`),
+    /** Everything, or since `cursor` (commit-safe; the last answer's next_cursor), or since an id. */
+    messages: (cursor: string | undefined, sinceId: number) =>
+      call<{ data: MessageDto[]; next_cursor?: string }>(
+        'GET',
+        `/api/widget/messages${cursor ? `?cursor=${cursor}` : sinceId ? `?since_id=${sinceId}` : ''}`,
+        undefined,
+        true,
+      ),
     send: (o: Outgoing) => {
       const form = new FormData();
       if (o.message) form.append('message', o.message);

@@ -28,6 +28,8 @@ export class Chat {
   private syncing?: Promise<void>;
   private syncingFull = false;
   private fullAfter = false;
+  /** The last answer's next_cursor: every later sync asks only for what committed since. */
+  private cursor?: string;
   private poll?: ReturnType<typeof setInterval>;
   private typingOff?: ReturnType<typeof setTimeout>;
   private agentTyping?: ReturnType<typeof setTimeout>;
@@ -102,6 +104,7 @@ export class Chat {
   /** The visitor was deleted or the token revoked: start over as a new visitor on next contact. */
   private forget(): void {
     this.me = undefined;
+    this.cursor = undefined;
     this.creating = undefined;
     save(this.ctx.key, undefined);
     this.socket?.close();
@@ -157,8 +160,8 @@ export class Chat {
     s.on('connect', () => {
       this.report('connect', 'socket');
       this.stopPolling();
-      // After any (re)connect, refetch the whole history: a push lost while away may be older
-      // than the newest message held. Merging drops doubles.
+      // After any (re)connect, catch up since the cursor (or refetch the whole history): a push
+      // lost while away may be older than the newest message held. Merging drops doubles.
       this.sync(true);
       if (this.page !== location.href) this.watchPage();
     });
@@ -195,7 +198,8 @@ export class Chat {
   }
 
   /**
-   * GET /api/widget/messages?since_id=<last>, or everything when `full`; one at a time (a full
+   * GET /api/widget/messages?cursor=<next_cursor> (everything committed since the last answer,
+   * whatever the commit order), or everything when there is no cursor yet; one at a time (a full
    * one asked for meanwhile runs next, unless the running one is full already).
    */
   private sync(full = false): void {
@@ -204,13 +208,15 @@ export class Chat {
       if (full && !this.syncingFull) this.fullAfter = true;
       return;
     }
-    const all = full || lastStoredId(this.messages) === 0;
+    const cursor = this.cursor;
+    const all = !cursor && (full || lastStoredId(this.messages) === 0);
     this.syncingFull = all;
     this.syncing = this.api
-      .messages(all ? 0 : lastStoredId(this.messages))
-      .then((list) => {
+      .messages(cursor, all ? 0 : lastStoredId(this.messages))
+      .then((page) => {
+        if (page.next_cursor) this.cursor = page.next_cursor;
         if (!this.socket?.connected) this.report('connect', 'polling');
-        this.receive(list);
+        this.receive(page.data ?? []);
         this.historyLoaded = true;
       }, (e) => this.failed(e))
       .finally(() => {
