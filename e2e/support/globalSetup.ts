@@ -101,7 +101,7 @@ export default async function setup(project: TestProject) {
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
     // Agent replies to away visitors are emailed after this wait (the reply-email journey).
-    VISITOR_REPLY_BATCH_SECONDS: '1',
+    VISITOR_REPLY_BATCH_SECONDS: '3',
   });
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env, stdio: ['ignore', out, out] });

@@ -44,7 +44,7 @@ describe('reply email to an away visitor (issue 12 item 8)', () => {
       const found = mailsTo(email);
       return found.length > 0 && found;
     }, 'the reply email', 20_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 3500));
     expect(mailsTo(email)).toHaveLength(1);
     expect(mail).toContain('Hello Rhea, let me check.');
     expect(mail).toContain('Yes, two copies are in stock.');
@@ -61,6 +61,13 @@ describe('reply email to an away visitor (issue 12 item 8)', () => {
     await panel.getByRole('textbox', { name: 'Type a message' }).fill('Please keep one for me.');
     await panel.getByRole('button', { name: 'Send', exact: true }).click();
     await eventually(async () => (await visitorHistory(visitor)).some((m) => m.message === 'Please keep one for me.'), 'the visitor message from the link page');
+    // The link is gone from the address (the widget reports it to the agents); a reload still works.
+    expect(new URL(page.url()).pathname).toBe(`/api/chat/${visitor.id}`);
+    await page.reload();
+    await visible(page.getByRole('dialog', { name: 'Harbour Books' }).getByText('Please keep one for me.'), 15_000);
+    const pages = await apiCall<{ data: { id: string; current_page: string }[] }>('GET', '/api/vms/visitor', { token: owner.token });
+    const seen = pages.body.data.find((v) => v.id === visitor.id);
+    expect(seen?.current_page ?? '').not.toContain(link!.split('/').pop()!);
     expect(pageErrors).toEqual([]);
     await context.close();
   });

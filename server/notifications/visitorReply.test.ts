@@ -16,7 +16,7 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
   let shared: JobsTestApp;
   beforeAll(async () => {
     smtp = await startSmtp();
-    shared = await buildJobsApp({ runner: 'in-process', smtpUrl: smtp.url, env: { VISITOR_REPLY_BATCH_SECONDS: '1' } });
+    shared = await buildJobsApp({ runner: 'in-process', smtpUrl: smtp.url, env: { VISITOR_REPLY_BATCH_SECONDS: '5' } });
   }, 120_000);
   afterAll(async () => {
     await shared.close();
@@ -50,7 +50,7 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
     (await shared.app.database.db.select().from(jobs).where(and(eq(jobs.name, 'notify.visitorReply'), eq(jobs.status, 'pending')))).length;
 
   async function visitorMails(n: number) {
-    const until = Date.now() + 10_000;
+    const until = Date.now() + 20_000;
     while (toVisitor().length < n) {
       if (Date.now() > until) throw new Error(`expected ${n} emails to the visitor, got ${toVisitor().length}`);
       await sleep(25);
@@ -59,7 +59,7 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
 
   /** Waits until the runner has no reply job left (sent or skipped). */
   async function settled() {
-    const until = Date.now() + 10_000;
+    const until = Date.now() + 20_000;
     while ((await pendingReplyJobs()) > 0 || (await shared.app.database.db.select().from(jobs).where(eq(jobs.status, 'running'))).length > 0) {
       if (Date.now() > until) throw new Error('reply job still pending');
       await sleep(50);
@@ -138,7 +138,7 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
     const tampered = good.slice(0, -2) + (good.endsWith('AA') ? 'BB' : 'AA');
     const expired = await signVisitorLink(app.database.db, v.id, new Date(Date.now() - 31 * 24 * 3600_000));
     const otherVisitor = good.replace(v.id, '00000000-0000-4000-8000-000000000000');
-    for (const link of [tampered, expired, otherVisitor, 'junk', '']) {
+    for (const link of [tampered, expired, otherVisitor, v.id, 'junk', '']) {
       const res = await call(app, 'POST', '/api/widget/resume', { body: { link } });
       expect(res.status, link).toBe(404);
       expect(res.body).toEqual({ message: 'This chat link is not valid or has expired', error: 'This chat link is not valid or has expired' });
@@ -148,6 +148,12 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
     expect(page.body).toContain('This chat link is not valid or has expired');
     expect(page.body).not.toContain(owner.widgetKey);
     expect((await call(app, 'POST', '/api/widget/resume', { body: { link: good } })).status).toBe(200);
+    // The page's address after the trade (a reload): the widget for the browser that holds the
+    // token, no link and no way to get a token.
+    const reloaded = await app.inject({ method: 'GET', url: `/api/chat/${v.id}` });
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).toContain(owner.widgetKey);
+    expect(reloaded.body).toContain('"link":""');
   });
 
   it('sends nothing when the visitor left no email, has the widget open, or came back within the window', async () => {

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { accounts, visitors, widgetSettings } from '../../db/schema.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
+import { limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { consoleConnectSources, consoleCsp } from '../../plugins/webApp.js';
 import { escapeHtml } from '../../services/html.js';
 import { issueVisitorToken, verifyVisitorLink } from '../../services/visitorLinks.js';
@@ -21,9 +22,15 @@ export const LINK_INVALID = 'This chat link is not valid or has expired';
 
 const resumeSchema = z.object({ link: z.string({ error: LINK_INVALID }).max(200, { error: LINK_INVALID }) });
 
-/** The visitor behind a genuine, unexpired link, with their business; undefined otherwise. */
-async function linkedVisitor(db: Db, link: string) {
-  const visitorId = await verifyVisitorLink(db, link);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The visitor behind a genuine, unexpired link, with their business; undefined otherwise. With
+ * `bareId`, a plain visitor id is accepted too: the page's address once the link is traded
+ * (a reload), which works only in the browser already holding that visitor's token.
+ */
+async function linkedVisitor(db: Db, link: string, bareId = false) {
+  const visitorId = bareId && UUID.test(link) ? link : await verifyVisitorLink(db, link);
   if (!visitorId) return undefined;
   const [row] = await db
     .select({ visitor: visitors, widgetKey: accounts.widgetKey, business: widgetSettings.name, color: widgetSettings.color })
@@ -52,14 +59,18 @@ function page(opts: { title: string; heading: string; text: string; color: strin
     s.setAttribute('data-widget', cfg.key);
     document.body.appendChild(s);
   }
+  // The widget reports this page's address to the agents: never the link itself.
+  function forgetLink() { history.replaceState(null, '', '/api/chat/' + cfg.visitorId); }
   try {
     var saved = JSON.parse(localStorage.getItem(store) || 'null');
-    if (saved && saved.visitor_id === cfg.visitorId && saved.visitor_token) return start();
+    if (saved && saved.visitor_id === cfg.visitorId && saved.visitor_token) { forgetLink(); return start(); }
   } catch (e) {}
+  if (!cfg.link) { document.getElementById('state').textContent = ${scriptJson(LINK_INVALID)} + '.'; return; }
   fetch('/api/widget/resume', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ link: cfg.link }) })
     .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
     .then(function (b) {
       try { localStorage.setItem(store, JSON.stringify({ visitor_id: b.data.visitor_id, visitor_token: b.data.visitor_token, name: b.data.name, email: b.data.email })); } catch (e) {}
+      forgetLink();
       start();
     })
     .catch(function () { document.getElementById('state').textContent = ${scriptJson(LINK_INVALID)} + '.'; });
@@ -90,9 +101,12 @@ ${boot}
 
 export default async function chatLinkRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  // The widget's per-IP limits; trading a link for a token also counts as a new visitor.
+  limitWidgetCalls(app, { keys: false });
 
   app.get<{ Params: { link: string } }>('/chat/:link', { schema: { hide: true } }, async (request, reply) => {
-    const row = await linkedVisitor(app.db, String(request.params.link ?? ''));
+    const link = String(request.params.link ?? '');
+    const row = await linkedVisitor(app.db, link, true);
     const nonce = randomBytes(16).toString('base64');
     reply
       .type('text/html; charset=utf-8')
@@ -115,7 +129,7 @@ export default async function chatLinkRoutes(fastify: FastifyInstance): Promise<
         text: `Your conversation with ${business} opens in the chat window. Write there to continue it.`,
         color: /^#[0-9a-fA-F]{3,8}$/.test(row.color ?? '') ? row.color! : '#667eea',
         nonce,
-        boot: { key: row.widgetKey, link: request.params.link, visitorId: row.visitor.id },
+        boot: { key: row.widgetKey, link: UUID.test(link) ? '' : link, visitorId: row.visitor.id },
       }),
     );
   });
@@ -128,6 +142,7 @@ export default async function chatLinkRoutes(fastify: FastifyInstance): Promise<
         description: "Trades a reply email's signed link for a widget token of the same visitor (the hosted chat page calls it).",
         body: resumeSchema,
       },
+      preValidation: limitNewVisitor,
     },
     async (request) => {
       const row = await linkedVisitor(app.db, request.body.link);
