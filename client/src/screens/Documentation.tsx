@@ -43,7 +43,7 @@ export default function Documentation() {
         <ol>
           <li>
             <b>Customize your widget.</b> Choose the name, title, color and avatar your visitors will see, then set your greetings —
-            the onboarding wizard and <Link to="/settings">Settings</Link> both do this.
+            the <Link to="/widget-settings">onboarding wizard</Link> and <Link to="/settings">Settings</Link> both do this.
           </li>
           <li>
             <b>Copy your script.</b> Open <Link to="/integrations">Integrations</Link> and press “Copy Script”.
@@ -110,7 +110,7 @@ export default function Documentation() {
         <h2 id="docs-features">Features</h2>
         <ul className="docs-grid">
           <li><b>Real-time chat</b>Messages, images and typing indicators arrive instantly in the message center.</li>
-          <li><b>Visitor management</b>See each visitor&apos;s country, device, pages and contact details.</li>
+          <li><b>Visitor management</b>See each visitor&apos;s name, email, country, IP address and when they visited.</li>
           <li><b>Neural AI Chatbot</b>An assistant that learns from your replies, with confidence scores and feedback.</li>
           <li><b>Analytics</b>Live visitor and chat figures on the dashboard and widget usage on the integration page.</li>
           <li><b>Team management</b>Invite members, give them roles and assign visitors to them.</li>

@@ -1,20 +1,36 @@
+import { Link } from '@tanstack/react-router';
 import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { DangerZone, PasswordForm, ProfileForm } from '../components/settings/AccountForms';
+import { AccountInfoForm, GreetingsForm } from '../components/settings/GreetingsAccountForms';
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
-import { isAdmin, useAuth } from '../stores/auth';
+import { useCan } from '../stores/auth';
 
-/** Settings (SPEC.md section 2 /settings): widget, profile, password, Danger Zone for admins. */
+/**
+ * Settings (SPEC.md section 2 /settings): widget, greetings and account information (the
+ * onboarding wizard's fields, changeable any time), profile, password, Danger Zone. Forms the
+ * user may not write show read only; the Danger Zone only to who may delete the account.
+ */
 export default function Settings() {
-  const user = useAuth((s) => s.user);
+  const canDelete = useCan('account.delete');
+  const canWrite = useCan('settings.write');
   return (
     <>
       <PageHeader title="Settings" subtitle="Manage your widget, profile and account" actions={<BellButton />} />
+      {canWrite && (
+        <p className="page-note">
+          Prefer a guided tour? <Link to="/widget-settings">Open the setup wizard</Link> with a live preview of your widget.
+        </p>
+      )}
       <div className="settings-grid">
-        <WidgetSettingsForm />
+        <div className="section-gap">
+          <WidgetSettingsForm />
+          <GreetingsForm />
+        </div>
         <div className="section-gap">
           <ProfileForm />
           <PasswordForm />
-          {isAdmin(user) && <DangerZone />}
+          <AccountInfoForm />
+          {canDelete && <DangerZone />}
         </div>
       </div>
     </>

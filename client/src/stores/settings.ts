@@ -11,6 +11,7 @@ interface SettingsState {
   /** `hide_branding` is sent only when given ('true' / 'false' in the form). */
   saveWidget: (input: {
     name: string;
+    title?: string;
     color: string;
     email_notifications: WidgetSettingsDto['email_notifications'];
     hide_branding?: boolean;
@@ -24,8 +25,8 @@ interface SettingsState {
 export const useSettings = create<SettingsState>(() => ({
   loadWidget: async () => unwrap<WidgetSettings>(await api.get('/api/vms/widget-settings')),
 
-  saveWidget: async ({ name, color, email_notifications, hide_branding, avatar }) => {
-    const body = formData({ name, color, email_notifications: JSON.stringify(email_notifications), hide_branding, avatar: avatar ?? undefined });
+  saveWidget: async ({ name, title, color, email_notifications, hide_branding, avatar }) => {
+    const body = formData({ name, title, color, email_notifications: JSON.stringify(email_notifications), hide_branding, avatar: avatar ?? undefined });
     return unwrap<WidgetSettings>(await api.post('/api/vms/widget-settings', body));
   },
 

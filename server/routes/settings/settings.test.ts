@@ -64,6 +64,18 @@ describe('POST /api/vms/widget-settings', () => {
     expect(without.body.data.email_notifications).toEqual({ ...allOn, newChats: false });
   });
 
+  it('saves the title or department when sent (Settings), keeps it when absent, refuses it blank', async () => {
+    const owner = await buildAccount(t.app);
+    const saved = await saveSettings(owner.token, { name: 'A', color: '#000000', title: 'Sales desk' });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.title).toBe('Sales desk');
+    expect((await saveSettings(owner.token, { name: 'B', color: '#000000' })).body.data.title).toBe('Sales desk');
+    const blank = await saveSettings(owner.token, { name: 'C', color: '#000000', title: '  ' });
+    expect(blank.status).toBe(422);
+    expect(blank.body.errors.title).toEqual(['Title or department is required']);
+    expect((await getSettings(owner.token)).name).toBe('B');
+  });
+
   it('accepts a JSON body too', async () => {
     const owner = await buildAccount(t.app);
     const res = await call(t.app, 'POST', '/api/vms/widget-settings', {

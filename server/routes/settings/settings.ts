@@ -104,6 +104,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
       const form = await readAvatarForm(request);
       const input = parseOrThrow(widgetSettingsSchema, form.fields);
       const patch: SettingsPatch = { name: input.name, color: input.color };
+      if (input.title !== undefined) patch.title = input.title;
       if (input.email_notifications) patch.emailNotifications = input.email_notifications;
       if (input.hide_branding !== undefined) {
         // Turning the credit off needs Professional (or its trial); turning it back on never does.

@@ -34,6 +34,8 @@ const formBoolean = z
 export const widgetSettingsSchema = z.object({
   name: requiredText('Name is required'),
   color: hexColor,
+  /** Title or department (as in onboarding step 1); absent: unchanged. */
+  title: requiredText('Title or department is required').optional(),
   email_notifications: emailNotificationsField.optional(),
   /** Absent: unchanged. */
   hide_branding: formBoolean.optional(),

@@ -14,7 +14,7 @@ const PLANS = [
     price: '$49',
     period: 'per month',
     blurb: 'Everything a growing team needs.',
-    features: ['Unlimited chats', 'AI chatbot', 'Advanced analytics', 'Priority support', 'Custom branding', 'API access', 'Team collaboration'],
+    features: ['Unlimited chats', 'AI chatbot', 'Advanced analytics', 'Priority support', 'Custom branding', 'Team collaboration'],
     cta: 'Start Free Trial',
     featured: true,
   },
@@ -23,7 +23,7 @@ const PLANS = [
     price: 'Custom',
     period: 'pricing',
     blurb: 'Security, scale and a dedicated partner.',
-    features: ['Everything in Professional', 'Dedicated account manager', 'Single sign-on', 'Custom integrations', 'Uptime SLA'],
+    features: ['Everything in Professional', 'Dedicated account manager', 'Single sign-on on request', 'Custom integrations', 'Uptime SLA'],
     cta: 'Contact Sales',
   },
 ];

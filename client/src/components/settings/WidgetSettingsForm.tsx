@@ -4,7 +4,8 @@ import { storageUrl, serverError } from '../../lib/api';
 import { PRIMARY_SWATCHES, SETTINGS_MORE_SWATCHES, type Swatch, swatchFor } from '../../lib/palettes';
 import { canRemoveBranding } from '../../lib/plan';
 import { type FormErrors, validate } from '../../lib/validate';
-import { useAuth } from '../../stores/auth';
+import { useAuth, useCan } from '../../stores/auth';
+import { ReadOnlyNotice } from './ReadOnlyNotice';
 import { useSettings } from '../../stores/settings';
 import { Icon } from '../icons';
 import { Banner, Button, Dialog, Spinner, TextField, Toggle } from '../ui';
@@ -15,12 +16,17 @@ function SwatchButton({ s, selected, onPick }: { s: Swatch; selected: boolean; o
   return <button type="button" className="swatch" style={{ background: s.gradient }} aria-label={`${s.name} ${s.color}`} aria-pressed={selected} onClick={() => onPick(s.color)} />;
 }
 
-/** Widget settings card: name, colour (5 swatches + 'more' dialog), avatar (2 MB), three toggles, branding. */
+/**
+ * Widget settings card: name, title, colour (5 swatches + 'more' dialog), avatar (2 MB), three
+ * toggles, branding. Read only (no Save) for a user without 'settings.write' (an Agent).
+ */
 export function WidgetSettingsForm() {
   const { loadWidget, saveWidget } = useSettings();
+  const canWrite = useCan('settings.write');
   const brandingAllowed = canRemoveBranding(useAuth((s) => s.user));
   const [loading, setLoading] = useState(true);
   const [name, setName] = useState('');
+  const [title, setTitle] = useState('');
   const [color, setColor] = useState(DEFAULT_WIDGET_COLOR);
   const [notif, setNotif] = useState<Notifications>({ newChats: true, offlineMessages: true, missedChats: true });
   const [hideBranding, setHideBranding] = useState(false);
@@ -42,6 +48,7 @@ export function WidgetSettingsForm() {
       .then((w) => {
         if (!live) return;
         setName(w.name ?? '');
+        setTitle(w.title ?? '');
         setColor(swatchFor(w.color, [...PRIMARY_SWATCHES, ...SETTINGS_MORE_SWATCHES]).color);
         setNotif({ newChats: w.email_notifications?.newChats ?? true, offlineMessages: w.email_notifications?.offlineMessages ?? true, missedChats: w.email_notifications?.missedChats ?? true });
         setAvatarUrl(w.avatar_url || storageUrl(w.avatar));
@@ -84,12 +91,12 @@ export function WidgetSettingsForm() {
     e.preventDefault();
     setSuccess('');
     setError('');
-    const res = validate(widgetSettingsSchema, { name, color });
+    const res = validate(widgetSettingsSchema, { name, title, color });
     if (!res.ok) return setErrors(res.errors);
     setBusy(true);
     try {
       const changed = hideBranding !== savedHideBranding;
-      const w = await saveWidget({ name: res.data.name, color: res.data.color, email_notifications: notif, avatar: file, ...(changed ? { hide_branding: hideBranding } : {}) });
+      const w = await saveWidget({ name: res.data.name, title: res.data.title, color: res.data.color, email_notifications: notif, avatar: file, ...(changed ? { hide_branding: hideBranding } : {}) });
       setFile(null);
       if (typeof w?.hide_branding === 'boolean') {
         setHideBranding(w.hide_branding);
@@ -122,7 +129,11 @@ export function WidgetSettingsForm() {
           <div className="loading-block"><Spinner /><p>Loading settings...</p></div>
         ) : (
           <form onSubmit={onSubmit} noValidate aria-label="Widget settings">
+            {!canWrite && <ReadOnlyNotice />}
+            {/* A disabled fieldset makes every control inside read only. */}
+            <fieldset className="plain-fieldset" disabled={!canWrite}>
             <TextField label="Widget name" name="widget_name" value={name} error={errors.name} onChange={(e) => { setName(e.target.value); setErrors((x) => ({ ...x, name: undefined })); }} />
+            <TextField label="Title or department" name="widget_title" value={title} error={errors.title} placeholder="We're here to help" onChange={(e) => { setTitle(e.target.value); setErrors((x) => ({ ...x, title: undefined })); }} />
             <fieldset className="field" style={{ border: 'none', padding: 0, margin: '0 0 16px' }}>
               <legend className="field-label" style={{ marginBottom: 8 }}>Widget color</legend>
               <div className="swatches">
@@ -144,9 +155,11 @@ export function WidgetSettingsForm() {
                   <span className="avatar avatar-lg avatar-brand" aria-hidden="true">{(name || 'P').charAt(0).toUpperCase()}</span>
                 )}
                 <input ref={fileInput} type="file" accept="image/*" className="sr-only" tabIndex={-1} aria-hidden="true" onChange={onFile} data-testid="avatar-input" />
-                <Button variant="secondary" size="sm" aria-describedby="avatar-label avatar-hint" onClick={() => fileInput.current?.click()}>
-                  {file ? 'Change image' : 'Upload avatar'}
-                </Button>
+                {canWrite && (
+                  <Button variant="secondary" size="sm" aria-describedby="avatar-label avatar-hint" onClick={() => fileInput.current?.click()}>
+                    {file ? 'Change image' : 'Upload avatar'}
+                  </Button>
+                )}
                 {file && <Button variant="ghost" size="sm" onClick={() => setFile(null)}>Remove</Button>}
               </div>
               <div className="field-hint" id="avatar-hint">PNG, JPEG, GIF or WebP, up to 2MB.</div>
@@ -168,9 +181,12 @@ export function WidgetSettingsForm() {
                 onChange={setHideBranding}
               />
             </fieldset>
-            <div className="form-actions">
-              <Button type="submit" busy={busy}>{busy ? 'Saving...' : 'Save Widget Settings'}</Button>
-            </div>
+            </fieldset>
+            {canWrite && (
+              <div className="form-actions">
+                <Button type="submit" busy={busy}>{busy ? 'Saving...' : 'Save Widget Settings'}</Button>
+              </div>
+            )}
           </form>
         )}
       </div>

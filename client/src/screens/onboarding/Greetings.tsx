@@ -6,11 +6,15 @@ import { useStepLoad } from '../../components/onboarding/useStepLoad';
 import { Banner, Button, Spinner, TextAreaField } from '../../components/ui';
 import { ApiError } from '../../lib/api';
 import { type FormErrors, firstErrors, validate } from '../../lib/validate';
+import { ReadOnlyNotice } from '../../components/settings/ReadOnlyNotice';
+import { useCan } from '../../stores/auth';
 import { useOnboarding } from '../../stores/onboarding';
 
 /** Onboarding step 2 (/greetings): initial and follow-up greeting. Back does not save. */
 export default function Greetings() {
   const navigate = useNavigate();
+  // Who may not write (an Agent) walks the steps read only: Next moves on without saving.
+  const canWrite = useCan('settings.write');
   const { greetings, setGreetings, loadGreetings, saveGreetings } = useOnboarding();
   const { loading, error, setError } = useStepLoad(loadGreetings, 'Failed to load data. Please try again.');
   const [errors, setErrors] = useState<FormErrors>({});
@@ -18,6 +22,7 @@ export default function Greetings() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (!canWrite) return void navigate({ to: '/account-info' });
     const res = validate(greetingsSchema, greetings);
     if (!res.ok) return setErrors(res.errors);
     setSaving(true);
@@ -42,6 +47,8 @@ export default function Greetings() {
         </div>
       ) : (
         <form className="ob-form" onSubmit={submit} noValidate>
+          {!canWrite && <ReadOnlyNotice />}
+          <fieldset className="plain-fieldset" disabled={!canWrite}>
           <TextAreaField
             label="Initial greeting"
             rows={3}
@@ -64,6 +71,7 @@ export default function Greetings() {
               if (errors.follow_up_greeting) setErrors((x) => ({ ...x, follow_up_greeting: undefined }));
             }}
           />
+          </fieldset>
           <div className="ob-actions">
             <Button variant="secondary" onClick={() => navigate({ to: '/widget-settings' })} disabled={saving}>
               Back

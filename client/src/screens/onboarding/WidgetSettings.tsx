@@ -7,11 +7,15 @@ import { useStepLoad } from '../../components/onboarding/useStepLoad';
 import { Banner, Button, Spinner, TextField } from '../../components/ui';
 import { ApiError } from '../../lib/api';
 import { type FormErrors, firstErrors, validate } from '../../lib/validate';
+import { ReadOnlyNotice } from '../../components/settings/ReadOnlyNotice';
+import { useCan } from '../../stores/auth';
 import { useOnboarding } from '../../stores/onboarding';
 
 /** Onboarding step 1 (/widget-settings): name, avatar, title/department, color. */
 export default function WidgetSettings() {
   const navigate = useNavigate();
+  // Who may not write (an Agent) walks the steps read only: Next moves on without saving.
+  const canWrite = useCan('settings.write');
   const { look, setLook, loadLook, saveLook } = useOnboarding();
   const { loading, error, setError } = useStepLoad(loadLook, 'Failed to load settings. Please try again.');
   const [errors, setErrors] = useState<FormErrors>({});
@@ -42,6 +46,7 @@ export default function WidgetSettings() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (!canWrite) return void navigate({ to: '/greetings' });
     const res = validate(chatWidgetSettingsSchema, { name: look.name, title: look.title, color: look.color });
     if (!res.ok) return setErrors(res.errors);
     setSaving(true);
@@ -68,6 +73,8 @@ export default function WidgetSettings() {
         </div>
       ) : (
         <form className="ob-form" onSubmit={submit} noValidate>
+          {!canWrite && <ReadOnlyNotice />}
+          <fieldset className="plain-fieldset" disabled={!canWrite}>
           <TextField label="Name" value={look.name} onChange={edit('name')} error={errors.name} placeholder="e.g. Support Team" autoComplete="organization" />
           <div>
             <span className="field-label" id="ob-avatar-label">
@@ -89,6 +96,7 @@ export default function WidgetSettings() {
           <TextField label="Title or department" value={look.title} onChange={edit('title')} error={errors.title} placeholder="e.g. Customer Support" />
           <ColorPicker value={look.color} onChange={(color) => setLook({ color })} />
           {errors.color && <div className="field-error" role="alert">{errors.color}</div>}
+          </fieldset>
           <div className="ob-actions">
             <span className="ob-spacer" />
             <Button type="submit" busy={saving}>
