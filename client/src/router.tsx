@@ -30,6 +30,15 @@ const appLayout = createRoute({
 const appRoute = <P extends string>(path: P, load: () => Promise<{ default: React.ComponentType }>) =>
   createRoute({ getParentRoute: () => appLayout, path, component: screen(load) });
 
+/** /conversations?visitor=<id> opens that visitor's conversation (Visitors' "Start Chat"). */
+const conversationsRoute = createRoute({
+  getParentRoute: () => appLayout,
+  path: '/conversations',
+  component: screen(() => import('./screens/Conversations')),
+  validateSearch: (search: Record<string, unknown>): { visitor?: string } =>
+    typeof search.visitor === 'string' && search.visitor ? { visitor: search.visitor } : {},
+});
+
 const routeTree = rootRoute.addChildren([
   publicRoute('/', () => import('./screens/Landing')),
   publicRoute('/register', () => import('./screens/Register')),
@@ -41,7 +50,7 @@ const routeTree = rootRoute.addChildren([
   publicRoute('/testimonials', () => import('./screens/TestimonialsPage')),
   appLayout.addChildren([
     appRoute('/dashboard', () => import('./screens/Dashboard')),
-    appRoute('/conversations', () => import('./screens/Conversations')),
+    conversationsRoute,
     appRoute('/visitors', () => import('./screens/Visitors')),
     appRoute('/chatbots', () => import('./screens/Chatbot')),
     appRoute('/integrations', () => import('./screens/Integration')),

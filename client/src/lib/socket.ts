@@ -33,6 +33,8 @@ export function acquireSocket(): Socket | null {
 
 /** Reloads the user (the screens follow the new status) and reconnects while the session is valid. */
 async function comeBackIfSignedIn(s: Socket): Promise<void> {
+  // Closed because this console is signing out: its token is revoked, asking would only 401.
+  if (useAuth.getState().signingOut || !getToken()) return;
   try {
     useAuth.getState().setUser(await api.get<UserDto>('/api/vms/user'));
   } catch {

@@ -1,4 +1,4 @@
-import { useNavigate } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import { POLL_INTERVAL_MS } from '@parley/shared';
 import { useEffect, useMemo } from 'react';
 import { ChatView } from '../components/conversations/ChatView';
@@ -8,6 +8,7 @@ import { Icon } from '../components/icons';
 import { filterConversations } from '../stores/conversationLogic';
 import { useAuth } from '../stores/auth';
 import { useConversations } from '../stores/conversations';
+import { useVisitors } from '../stores/visitors';
 
 const EMPTY: never[] = [];
 
@@ -35,12 +36,24 @@ export default function Conversations() {
     };
   }, [user?.id]);
 
+  // "Start Chat" on Visitors: open that visitor's conversation, even before it has a message
+  // (the first reply creates it on the server).
+  const startWith = useSearch({ from: '/app/conversations' }).visitor;
+  useEffect(() => {
+    if (!startWith) return;
+    useConversations.getState().select(startWith);
+    if (!useVisitors.getState().loaded) void useVisitors.getState().load();
+  }, [startWith]);
+  const visitors = useVisitors((v) => v.visitors);
+
   const messages = s.selectedId ? (s.messagesByVisitor[s.selectedId] ?? EMPTY) : EMPTY;
   const filtered = useMemo(
     () => filterConversations(s.conversations, s.search, (c) => (s.messagesByVisitor[c.visitor_id] ?? []).map((m) => m.message).join('\n')),
     [s.conversations, s.search, s.messagesByVisitor],
   );
   const selected = s.conversations.find((c) => c.visitor_id === s.selectedId) ?? null;
+  // A visitor with no conversation yet: the header shows what the visitors list knows.
+  const startedVisitor = !selected && s.selectedId ? visitors.find((v) => v.id === s.selectedId) : undefined;
 
   const onLogout = async () => {
     await logout();
@@ -77,6 +90,7 @@ export default function Conversations() {
         {s.selectedId ? (
           <ChatView
             conversation={selected}
+            visitor={startedVisitor ? { name: startedVisitor.name ?? '', email: startedVisitor.email ?? '' } : undefined}
             visitorId={s.selectedId}
             messages={messages}
             loading={s.messagesLoading}

@@ -107,7 +107,7 @@ export default function Visitors() {
             <Button variant="secondary" onClick={() => setOpen(null)}>
               Close
             </Button>
-            <Link to="/conversations" className="btn btn-primary btn-md">
+            <Link to="/conversations" search={open ? { visitor: open.id } : {}} className="btn btn-primary btn-md">
               <Icon.chat /> Start Chat
             </Link>
           </>

@@ -12,6 +12,11 @@ interface AuthState {
   loading: boolean;
   /** True once init() has run at least once. */
   initialized: boolean;
+  /**
+   * True from the moment logout starts: the server revokes the token (and closes the socket)
+   * before the token leaves local storage, and nothing may call with it in between.
+   */
+  signingOut: boolean;
   init: () => Promise<void>;
   login: (input: LoginInput) => Promise<UserDto>;
   register: (input: RegisterInput) => Promise<UserDto>;
@@ -32,6 +37,7 @@ export const useAuth = create<AuthState>((set, get) => ({
   user: null,
   loading: true,
   initialized: false,
+  signingOut: false,
 
   init: () => {
     if (initPromise) return initPromise;
@@ -57,7 +63,7 @@ export const useAuth = create<AuthState>((set, get) => ({
   login: async (input) => {
     const res = await api.post<AuthResponse>('/api/vms/login', input, { auth: false });
     setToken(res.token);
-    set({ user: res.user, loading: false, initialized: true });
+    set({ user: res.user, loading: false, initialized: true, signingOut: false });
     initPromise = Promise.resolve();
     return res.user;
   },
@@ -71,13 +77,14 @@ export const useAuth = create<AuthState>((set, get) => ({
   },
 
   logout: async () => {
+    set({ signingOut: true });
     try {
       if (getToken()) await api.post('/api/vms/logout', {});
     } catch (e) {
       console.error('Logout failed', e);
     } finally {
       clearToken();
-      set({ user: null, loading: false, initialized: true });
+      set({ user: null, loading: false, initialized: true, signingOut: false });
       initPromise = Promise.resolve();
     }
   },

@@ -9,6 +9,8 @@ import { Composer } from './Composer';
 
 interface Props {
   conversation: ConversationDto | null;
+  /** Name and email of a visitor who has no conversation yet (opened from Visitors). */
+  visitor?: { name: string; email: string };
   visitorId: string;
   messages: ChatMessage[];
   loading: boolean;
@@ -60,13 +62,23 @@ export function ChatView(props: Props) {
   const idleTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const seen = useRef<Set<number>>(new Set());
   const forceBottom = useRef(true);
+  // True while the view scrolls itself to the bottom: the scroll events that follow are its own,
+  // not the user's, and must not pause following new messages (scrolling) nor count as scrolled up.
+  const selfScrolling = useRef(false);
 
   const toBottom = useCallback((smooth = false) => {
     const el = box.current;
     if (!el) return;
-    el.scrollTo({ top: el.scrollHeight, behavior: smooth ? 'smooth' : 'auto' });
     scrolledUp.current = false;
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 1) return;
+    selfScrolling.current = true;
+    el.scrollTo({ top: el.scrollHeight, behavior: smooth ? 'smooth' : 'auto' });
   }, []);
+
+  // Only a person's input makes a scroll the user's own.
+  const onUserInput = () => {
+    selfScrolling.current = false;
+  };
 
   // A different visitor: reset the counter and scroll flags.
   // biome-ignore lint/correctness/useExhaustiveDependencies: visitorId is the trigger, not an input
@@ -99,6 +111,11 @@ export function ChatView(props: Props) {
   const onScroll = () => {
     const el = box.current;
     if (!el) return;
+    if (selfScrolling.current) {
+      // The view's own scroll: done once it reaches the bottom.
+      if (el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR_BOTTOM_PX) selfScrolling.current = false;
+      return;
+    }
     scrolling.current = true;
     clearTimeout(idleTimer.current);
     idleTimer.current = setTimeout(() => {
@@ -110,7 +127,8 @@ export function ChatView(props: Props) {
   };
   useEffect(() => () => clearTimeout(idleTimer.current), []);
 
-  const name = visitorName(conversation?.visitor_name);
+  const visitorNameRaw = conversation?.visitor_name ?? props.visitor?.name;
+  const name = visitorName(visitorNameRaw);
   return (
     <section className="mc-chat" aria-label={`Chat with ${name}`}>
       <div className="mc-chat-head">
@@ -119,7 +137,7 @@ export function ChatView(props: Props) {
         </button>
         <span className="avatar-wrap">
           <span className="avatar avatar-md avatar-brand" aria-hidden="true">
-            {initial(conversation?.visitor_name)}
+            {initial(visitorNameRaw)}
           </span>
           {online !== undefined && <span className={`presence${online ? ' online' : ''}`} aria-hidden="true" />}
         </span>
@@ -128,13 +146,13 @@ export function ChatView(props: Props) {
             {name}
           </h2>
           <div className="mc-chat-sub">
-            {conversation?.visitor_email || 'No email'}
+            {conversation?.visitor_email || props.visitor?.email || 'No email'}
             {online !== undefined && <span> · {online ? 'Online' : 'Offline'}</span>}
           </div>
         </div>
       </div>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable) */}
-      <div ref={box} className="mc-messages" onScroll={onScroll} aria-live="polite" aria-label="Messages" role="log" tabIndex={0}>
+      <div ref={box} className="mc-messages" onScroll={onScroll} onWheel={onUserInput} onTouchStart={onUserInput} onPointerDown={onUserInput} onKeyDown={onUserInput} aria-live="polite" aria-label="Messages" role="log" tabIndex={0}>
         {loading ? (
           <div className="loading-block">
             <Spinner />
