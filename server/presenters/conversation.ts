@@ -3,8 +3,11 @@ import type { conversations } from '../db/schema.js';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
-/** A conversation as the message center lists it; the visitor's name and email come from the visitor. */
-export function presentConversation(c: ConversationRow, visitor: { name: string; email: string }): ConversationDto {
+/**
+ * A conversation as the message center lists it; the visitor's name and email come from the
+ * visitor. `assigneeName` is given by the list (a join); pushes leave the field out.
+ */
+export function presentConversation(c: ConversationRow, visitor: { name: string; email: string; assigneeName?: string | null }): ConversationDto {
   return {
     id: c.id,
     visitor_id: c.visitorId,
@@ -14,6 +17,7 @@ export function presentConversation(c: ConversationRow, visitor: { name: string;
     last_message_at: c.lastMessageAt ? c.lastMessageAt.toISOString() : null,
     status: c.status,
     assignee_id: c.assigneeId,
+    ...(visitor.assigneeName !== undefined ? { assignee_name: c.assigneeId === null ? null : visitor.assigneeName } : {}),
     unread_count: c.unreadCount,
     created_at: c.createdAt.toISOString(),
   };

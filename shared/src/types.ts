@@ -47,6 +47,8 @@ export interface ConversationDto {
   last_message_at: string | null;
   status: 'open' | 'closed';
   assignee_id: number | null;
+  /** The assignee's name (GET /api/vms/conversations only; live pushes leave it out). */
+  assignee_name?: string | null;
   unread_count: number;
   created_at: string;
 }

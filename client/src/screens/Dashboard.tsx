@@ -48,6 +48,24 @@ function ChartFallback() {
   );
 }
 
+/**
+ * The bell's red dot: on while a conversation has activity newer than the user last opened the
+ * bell (kept per user in local storage); opening it clears the dot.
+ */
+function useBellSeen(userId: number | undefined, conversations: { last_message_at: string | null }[]) {
+  const key = `parley_bell_seen_${userId ?? 'anon'}`;
+  const [seenAt, setSeenAt] = useState(() => Number(localStorage.getItem(key) ?? 0));
+  const latest = conversations.reduce((max, c) => Math.max(max, c.last_message_at ? Date.parse(c.last_message_at) || 0 : 0), 0);
+  return {
+    unseen: latest > seenAt,
+    markSeen: () => {
+      const now = Math.max(Date.now(), latest);
+      localStorage.setItem(key, String(now));
+      setSeenAt(now);
+    },
+  };
+}
+
 /** Dashboard (SPEC.md section 2 /dashboard) with real figures (PRODUCT.md section 10). */
 export default function Dashboard() {
   const user = useAuth((s) => s.user);
@@ -81,8 +99,9 @@ export default function Dashboard() {
   const agentOf = (visitorId: string) => {
     const c = conversations.find((x) => x.visitor_id === visitorId);
     if (!c || c.assignee_id === null) return 'Unassigned';
-    return c.assignee_id === user?.id ? user.name : 'Team member';
+    return c.assignee_id === user?.id ? user.name : c.assignee_name || 'Team member';
   };
+  const bell = useBellSeen(user?.id, conversations);
   const activity = conversations.slice(0, 5);
 
   return (
@@ -105,7 +124,13 @@ export default function Dashboard() {
                 <Icon.refresh />
               </span>
             </button>
-            <BellButton dot />
+            <BellButton
+              dot={bell.unseen}
+              onClick={() => {
+                bell.markSeen();
+                document.getElementById('recent-activity')?.scrollIntoView({ block: 'center' });
+              }}
+            />
           </>
         }
       />
@@ -155,7 +180,7 @@ export default function Dashboard() {
               tone={3}
               icon={Icon.check}
               value={f?.satisfaction !== null && f?.satisfaction !== undefined ? `${f.satisfaction}/5` : NO_DATA}
-              foot="From visitor ratings"
+              foot={f?.satisfaction !== null && f?.satisfaction !== undefined ? 'From visitor ratings' : 'Shown once visitors can rate their chats'}
             />
           </div>
 
@@ -287,8 +312,8 @@ export default function Dashboard() {
             </section>
           </div>
 
-          <div className="grid grid-4">
-            <StatCard label="Uptime" tone={2} icon={Icon.check} value={f?.uptime_pct != null ? `${f.uptime_pct}%` : NO_DATA} foot="Widget availability" />
+          {/* No Uptime card: the app cannot measure its own availability (docs/DECISIONS.md). */}
+          <div className="grid grid-3">
             <StatCard label="Avg Response" tone={1} icon={Icon.clock} value={f?.avg_first_response_seconds != null ? formatDuration(f.avg_first_response_seconds) : NO_DATA} foot="First reply to a visitor" />
             <StatCard label="AI Accuracy" tone={0} icon={Icon.bot} value={f?.ai_accuracy_pct != null ? `${f.ai_accuracy_pct}%` : NO_DATA} foot="Helpful AI answers" />
             <StatCard label="Team Online" tone={3} icon={Icon.team} value={f?.team_online ? `${f.team_online.online}/${f.team_online.total}` : NO_DATA} foot="Agents signed in now" />

@@ -53,6 +53,7 @@ describe('GET /api/vms/conversations', () => {
       last_message_at: expect.any(String),
       status: 'open',
       assignee_id: null,
+      assignee_name: null,
       unread_count: 1,
       created_at: expect.any(String),
     });
@@ -98,6 +99,19 @@ describe('Agent scoping', () => {
     const reply = await call(t.app, 'POST', '/api/vms/messages', { token: agent.token, body: { visitor_id: theirs.id, message: 'hi' } });
     expect(reply.status).toBe(404);
     expect((await call(t.app, 'GET', `/api/vms/messages/${theirs.id}`, { token: admin.token })).status).toBe(200);
+  });
+});
+
+describe('assignee names (the dashboard\'s Agent column)', () => {
+  it("lists each conversation with its assignee's name, null when unassigned", async () => {
+    const o = await buildAccount(t.app);
+    const agent = await buildMember(t.app, o, 'Agent', { name: 'Nia Named' });
+    const assigned = await buildChattingVisitor(t.app, o.widgetKey, 'a');
+    const free = await buildChattingVisitor(t.app, o.widgetKey, 'f');
+    await assignConversation(t.app, assigned.id, agent.id);
+    const list = (await call(t.app, 'GET', '/api/vms/conversations', { token: o.token })).body.data as { visitor_id: string; assignee_name: string | null }[];
+    expect(list.find((c) => c.visitor_id === assigned.id)?.assignee_name).toBe('Nia Named');
+    expect(list.find((c) => c.visitor_id === free.id)?.assignee_name).toBeNull();
   });
 });
 

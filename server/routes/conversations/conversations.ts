@@ -6,7 +6,7 @@ import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, consoleMe
 import { markConversationRead } from '../../commands/markConversationRead.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
-import { conversations, visitors } from '../../db/schema.js';
+import { conversations, users, visitors } from '../../db/schema.js';
 import { HttpError, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
@@ -22,9 +22,10 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
 
   app.get('/conversations', { schema: { tags: ['conversations'], ...secured }, onRequest: authenticate }, async (request) => {
     const rows = await app.db
-      .select({ conversation: conversations, name: visitors.name, email: visitors.email })
+      .select({ conversation: conversations, name: visitors.name, email: visitors.email, assigneeName: users.name })
       .from(conversations)
       .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+      .leftJoin(users, eq(users.id, conversations.assigneeId))
       .where(visibleConversations(request.actor))
       .orderBy(sql`${conversations.lastMessageAt} desc nulls last`, desc(conversations.id));
     return { message: 'success', data: rows.map((r) => presentConversation(r.conversation, r)) };

@@ -14,10 +14,13 @@ export function PageHeader({ title, subtitle, actions }: { title: ReactNode; sub
   );
 }
 
-/** The decorative notification bell of SPEC.md (does nothing); `dot` shows the red dot. */
-export function BellButton({ dot = false }: { dot?: boolean }) {
+/**
+ * The notification bell of SPEC.md; `dot` shows the red dot (something not seen yet) and
+ * `onClick` shows what is new (the dashboard); elsewhere it stays decorative.
+ */
+export function BellButton({ dot = false, onClick }: { dot?: boolean; onClick?: () => void }) {
   return (
-    <button type="button" className="icon-btn bell-btn" aria-label="Notifications">
+    <button type="button" className="icon-btn bell-btn" aria-label={dot ? 'Notifications (new activity)' : 'Notifications'} onClick={onClick}>
       <Icon.bell />
       {dot && <span className="bell-dot" aria-hidden="true" />}
     </button>
