@@ -70,7 +70,7 @@ export default function Conversations() {
             <SearchBox placeholder="Search visitors..." label="Search conversations" value={s.search} onChange={s.setSearch} />
             <BellButton />
             <button type="button" className="btn btn-secondary btn-md" onClick={onLogout}>
-              <Icon.logout /> Logout
+              <Icon.logout /> <span className="label-wide">Logout</span>
             </button>
           </>
         }
