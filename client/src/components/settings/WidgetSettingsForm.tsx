@@ -27,6 +27,8 @@ export function WidgetSettingsForm() {
   const [loading, setLoading] = useState(true);
   const [name, setName] = useState('');
   const [title, setTitle] = useState('');
+  // As stored: the title is sent only when edited (a new account has none until the wizard sets it).
+  const [savedTitle, setSavedTitle] = useState('');
   const [color, setColor] = useState(DEFAULT_WIDGET_COLOR);
   const [notif, setNotif] = useState<Notifications>({ newChats: true, offlineMessages: true, missedChats: true });
   const [hideBranding, setHideBranding] = useState(false);
@@ -49,6 +51,7 @@ export function WidgetSettingsForm() {
         if (!live) return;
         setName(w.name ?? '');
         setTitle(w.title ?? '');
+        setSavedTitle(w.title ?? '');
         setColor(swatchFor(w.color, [...PRIMARY_SWATCHES, ...SETTINGS_MORE_SWATCHES]).color);
         setNotif({ newChats: w.email_notifications?.newChats ?? true, offlineMessages: w.email_notifications?.offlineMessages ?? true, missedChats: w.email_notifications?.missedChats ?? true });
         setAvatarUrl(w.avatar_url || storageUrl(w.avatar));
@@ -91,13 +94,14 @@ export function WidgetSettingsForm() {
     e.preventDefault();
     setSuccess('');
     setError('');
-    const res = validate(widgetSettingsSchema, { name, title, color });
+    const res = validate(widgetSettingsSchema, { name, color, ...(title !== savedTitle ? { title } : {}) });
     if (!res.ok) return setErrors(res.errors);
     setBusy(true);
     try {
       const changed = hideBranding !== savedHideBranding;
       const w = await saveWidget({ name: res.data.name, title: res.data.title, color: res.data.color, email_notifications: notif, avatar: file, ...(changed ? { hide_branding: hideBranding } : {}) });
       setFile(null);
+      if (res.data.title !== undefined) setSavedTitle(res.data.title);
       if (typeof w?.hide_branding === 'boolean') {
         setHideBranding(w.hide_branding);
         setSavedHideBranding(w.hide_branding);
