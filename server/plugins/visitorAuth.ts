@@ -43,16 +43,23 @@ const keyIn = (v: unknown): string | undefined => {
   return typeof key === 'string' ? key : undefined;
 };
 
-/** onRequest, before the visitor's token is looked up: the call counts against its IP. */
-async function limitWidgetIp(request: FastifyRequest): Promise<void> {
-  await request.server.widgetLimits.ip(request.ip);
+/**
+ * onRequest, before the visitor's token is looked up: the call counts against its IP and, with a
+ * visitor token, against that visitor (its token hash: one token per visitor). A refused flood
+ * costs no database read.
+ */
+async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
+  const limits = request.server.widgetLimits;
+  await limits.ip(request.ip);
+  const token = bearerToken(request.headers.authorization);
+  if (token) await limits.caller({ ip: request.ip, visitorKey: hashToken(token) });
 }
 
-/** preValidation: the call counts against its visitor, or (anonymous) against the widget key it names. */
-async function limitWidgetCaller(request: FastifyRequest): Promise<void> {
-  const visitorId = (request as Partial<FastifyRequest>).visitor?.id;
-  const widgetKey = visitorId ? undefined : (keyIn(request.body) ?? keyIn(request.query));
-  await request.server.widgetLimits.caller({ ip: request.ip, visitorId, widgetKey });
+/** preValidation of anonymous calls: they count against the widget key they name. */
+async function limitWidgetKey(request: FastifyRequest): Promise<void> {
+  if (bearerToken(request.headers.authorization)) return;
+  const widgetKey = keyIn(request.body) ?? keyIn(request.query);
+  await request.server.widgetLimits.caller({ ip: request.ip, widgetKey });
 }
 
 /**
@@ -61,8 +68,8 @@ async function limitWidgetCaller(request: FastifyRequest): Promise<void> {
  * (realtime/widgetSocket.ts). `keys: false` leaves the key out (the settings every page load reads).
  */
 export function limitWidgetCalls(app: FastifyInstance, { keys = true }: { keys?: boolean } = {}): void {
-  app.addHook('onRequest', limitWidgetIp);
-  if (keys) app.addHook('preValidation', limitWidgetCaller);
+  app.addHook('onRequest', limitWidgetRequest);
+  if (keys) app.addHook('preValidation', limitWidgetKey);
 }
 
 /** Route preValidation of POST /widget/visitors: new visitors per IP and hour. */

@@ -32,7 +32,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   // Events count against the visitor and its IP over all their sockets and nodes, like its REST calls.
   const on = guardSocket(socket, app.log, async () => {
     await app.widgetLimits.ip(ip);
-    await app.widgetLimits.caller({ ip, visitorId });
+    await app.widgetLimits.caller({ ip, visitorKey: data.visitor.tokenHash });
   });
   let chatting = false;
 

@@ -214,8 +214,8 @@ function redisSocketCap(redis: RedisClientType, prefix: string, perVisitor: numb
 /** What a widget call is counted against. */
 export interface WidgetCaller {
   ip: string;
-  /** The visitor behind the call's token, when it has one. */
-  visitorId?: string | undefined;
+  /** The visitor behind the call, by its token's hash (one token per visitor): known before any database read. */
+  visitorKey?: string | undefined;
   /** The widget key an anonymous call names (new visitor, load events). */
   widgetKey?: string | undefined;
 }
@@ -247,8 +247,8 @@ export function createWidgetLimits(
   const newVisitors = limiter('widget-new-visitor-ip', config.newVisitorsPerIp, 3600);
   return {
     ip: (ip) => perIp.consume(ipKey(ip)),
-    async caller({ visitorId, widgetKey }) {
-      if (visitorId) await perVisitor.consume(visitorId);
+    async caller({ visitorKey, widgetKey }) {
+      if (visitorKey) await perVisitor.consume(visitorKey);
       else if (widgetKey) await perKey.consume(widgetKey);
     },
     newVisitor: (ip) => newVisitors.consume(ipKey(ip)),
