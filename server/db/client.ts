@@ -61,30 +61,54 @@ export class DatabaseUnavailableError extends Error {
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const UNREACHABLE_MESSAGES = [
   'Connection terminated',
-  'timeout exceeded when trying to connect',
   'Query read timeout',
   'Client has encountered a connection error',
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end',
   'PGlite is closed',
 ];
+// Reachable but cannot serve now (pool queue full, too many connections, statement timeout):
+// 503 too, but no reason to stop everyone's calls.
+const BUSY_CODES = new Set(['53300', '57014']);
+const BUSY_MESSAGES = ['timeout exceeded when trying to connect'];
+
+function someCause(err: unknown, test: (e: { code?: unknown; message?: unknown }) => boolean): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (test(e as { code?: unknown; message?: unknown })) return true;
+  }
+  return false;
+}
 
 /**
  * Whether an error (or one of its causes, as drizzle wraps driver errors) means the database
- * cannot be reached or cannot serve now: network errors, timeouts, SQLSTATE class 08
- * (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many
- * connections), 57014 (statement timeout). The error handler answers these 503.
+ * cannot be reached: network errors, lost or timed-out connections, SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shutdown, cannot connect now). These open the breaker.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  return someCause(
+    err,
+    (e) =>
+      e instanceof DatabaseUnavailableError ||
+      (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || /^08/.test(e.code) || /^57P0[123]$/.test(e.code))) ||
+      (typeof e.message === 'string' && UNREACHABLE_MESSAGES.some((m) => (e.message as string).includes(m))),
+  );
+}
+
+/**
+ * Whether the database cannot serve this call now: unreachable, or reachable but saturated
+ * (no free connection in time, too many connections, statement timeout). The error handler
+ * answers these 503, never 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof DatabaseUnavailableError) return true;
-    const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300' || code === '57014')) {
-      return true;
-    }
-    if (typeof message === 'string' && UNREACHABLE_MESSAGES.some((m) => message.includes(m))) return true;
-  }
-  return false;
+  return (
+    isDatabaseUnreachable(err) ||
+    someCause(
+      err,
+      (e) =>
+        (typeof e.code === 'string' && BUSY_CODES.has(e.code)) ||
+        (typeof e.message === 'string' && BUSY_MESSAGES.some((m) => (e.message as string).includes(m))),
+    )
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -130,7 +154,7 @@ class GuardedPool extends pg.Pool {
 
   /** Opens the breaker when `err` says the database is unreachable. */
   noteError(err: unknown): void {
-    if (this.closed || this.down || !isDatabaseUnavailable(err) || err instanceof DatabaseUnavailableError) return;
+    if (this.closed || this.down || !isDatabaseUnreachable(err) || err instanceof DatabaseUnavailableError) return;
     this.trip();
   }
 
@@ -268,7 +292,7 @@ export async function openPostgres(url: string, options: Partial<PoolOptions> = 
         await withTimeout(pool.query('select 1'), opts.readyTimeoutMs);
       } catch (err) {
         // No answer in time is a lost database too: fail the next calls fast.
-        if (isDatabaseUnavailable(err)) pool.trip();
+        if (isDatabaseUnreachable(err)) pool.trip();
         throw err;
       }
     },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SERVICE_UNAVAILABLE } from '../errors.js';
 import { createTestApp } from '../test/harness.js';
 import { buildAccount, call } from '../test/factories.js';
-import { DatabaseUnavailableError, isDatabaseUnavailable } from './client.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable, isDatabaseUnreachable } from './client.js';
 
 describe('a database that cannot serve answers 503, never 500', () => {
   it('tells unreachable-database errors from query errors, through drizzle’s wrapping', () => {
@@ -11,7 +11,7 @@ describe('a database that cannot serve answers 503, never 500', () => {
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
       Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
       new Error('Connection terminated unexpectedly'),
-      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
       new Error('Query read timeout'),
       Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
       Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
@@ -20,7 +20,16 @@ describe('a database that cannot serve answers 503, never 500', () => {
       new DatabaseUnavailableError(),
     ]) {
       expect(isDatabaseUnavailable(e)).toBe(true);
-      expect(isDatabaseUnavailable(wrapped(e))).toBe(true);
+      expect(isDatabaseUnreachable(wrapped(e))).toBe(true);
+    }
+    // Reachable but busy: 503, without stopping everyone's calls.
+    for (const busy of [
+      new Error('timeout exceeded when trying to connect'),
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+    ]) {
+      expect(isDatabaseUnavailable(wrapped(busy))).toBe(true);
+      expect(isDatabaseUnreachable(wrapped(busy))).toBe(false);
     }
     expect(isDatabaseUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDatabaseUnavailable(wrapped(Object.assign(new Error('invalid input syntax'), { code: '22P02' })))).toBe(false);
