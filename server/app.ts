@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from 
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
+import { startSessionExpiry } from './services/sessions.js';
 import { Storage } from './services/storage.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
@@ -44,7 +45,15 @@ declare module 'fastify' {
     storage: Storage;
     events: DomainEvents;
     redis: RedisClientType | undefined;
-    limiters: { loginIp: Limiter; loginEmail: Limiter; registerIp: Limiter };
+    limiters: {
+      loginIp: Limiter;
+      loginEmail: Limiter;
+      loginIpEmail: Limiter;
+      loginAlert: Limiter;
+      registerIp: Limiter;
+      passwordCheck: Limiter;
+      emailChange: Limiter;
+    };
     /** The widget's limits per IP, visitor and widget key, and its socket caps (PRODUCT.md section 11). */
     widgetLimits: WidgetLimits;
   }
@@ -99,6 +108,10 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     loginIp: createLimiter('login-ip', config.rateLimits.loginPerIp, 60, redis, { prefix }),
     loginEmail: createLimiter('login-email', config.rateLimits.loginPerEmail, 15 * 60, redis, { prefix }),
     registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis, { prefix }),
+    loginIpEmail: createLimiter('login-ip-email', config.rateLimits.loginPerIpEmail, 15 * 60, redis, { prefix }),
+    loginAlert: createLimiter('login-alert', 1, 15 * 60, redis, { prefix }),
+    passwordCheck: createLimiter('password-check', config.rateLimits.passwordCheck, 15 * 60, redis, { prefix }),
+    emailChange: createLimiter('email-change', config.rateLimits.emailChange, 60 * 60, redis, { prefix }),
   });
   app.decorate('widgetLimits', createWidgetLimits(config.widgetLimits, prefix, redis, (err) => app.log.warn({ err }, 'socket slots: redis unavailable')));
   registerErrorHandler(app);
@@ -165,6 +178,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await registerAi(app);
   await registerRealtime(app);
   subscribeVisitorReplies(app);
+  startSessionExpiry(app);
 
   // Called directly, not registered: its SPA fallback hook must see every request.
   await registerWebApp(app);

@@ -49,6 +49,11 @@ const envSchema = z.object({
   WIDGET_NEW_VISITORS_PER_IP: intInRange(100, 1, 10_000_000),
   WIDGET_SOCKETS_PER_VISITOR: intInRange(3, 1, 100_000),
   WIDGET_SOCKETS_PER_IP: intInRange(50, 1, 1_000_000),
+  LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
+  PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
+  EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
+  SESSION_IDLE_SECONDS: intInRange(7 * 86_400, 1, 365 * 86_400),
+  SESSION_MAX_SECONDS: intInRange(30 * 86_400, 1, 3650 * 86_400),
   PAYSTACK_SECRET_KEY: z
     .string()
     .trim()
@@ -92,7 +97,21 @@ export interface Config {
   trustProxy: boolean | number | string[];
   consoleOrigins: string[];
   logLevel: string;
-  rateLimits: { loginPerIp: number; loginPerEmail: number; registerPerIp: number; prefix: string };
+  rateLimits: {
+    loginPerIp: number;
+    /** Failed sign-ins for one email from all IPs (15 min) before only a known device gets through. */
+    loginPerEmail: number;
+    /** Failed sign-ins for one email from one IP (15 min) before that IP waits. */
+    loginPerIpEmail: number;
+    registerPerIp: number;
+    /** Wrong current passwords per user (15 min) on password change. */
+    passwordCheck: number;
+    /** Email change requests per user (hour). */
+    emailChange: number;
+    prefix: string;
+  };
+  /** Console sessions end after `idleSeconds` unused, and `maxSeconds` after sign-in whatever the use. */
+  sessions: { idleSeconds: number; maxSeconds: number };
   /** The widget's public calls and sockets (PRODUCT.md section 11 "Limits"), shared across nodes through Redis. */
   widgetLimits: WidgetLimitsConfig;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
@@ -189,6 +208,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginPerIp: e.LOGIN_LIMIT_PER_IP,
       loginPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
       registerPerIp: e.REGISTER_LIMIT_PER_IP,
+      loginPerIpEmail: e.LOGIN_LIMIT_PER_IP_EMAIL,
+      passwordCheck: e.PASSWORD_CHECK_LIMIT,
+      emailChange: e.EMAIL_CHANGE_LIMIT,
       prefix: e.RATE_LIMIT_PREFIX,
     },
     widgetLimits: {
@@ -199,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       socketsPerVisitor: e.WIDGET_SOCKETS_PER_VISITOR,
       socketsPerIp: e.WIDGET_SOCKETS_PER_IP,
     },
+    sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,
       baseUrl: (e.PAYSTACK_BASE_URL ?? 'https://api.paystack.co').replace(/\/+$/, ''),

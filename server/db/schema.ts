@@ -7,3 +7,4 @@ export * from './tables/ai.js';
 export * from './tables/billing.js';
 export * from './tables/jobs.js';
 export * from './tables/visitorLinks.js';
+export * from './tables/auth.js';

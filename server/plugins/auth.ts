@@ -5,6 +5,7 @@ import { authTokens, roles, users } from '../db/schema.js';
 import { HttpError } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
 import { hashToken } from '../services/secrets.js';
+import { type SessionLifetime, sessionExpired, touchAfterMs } from '../services/sessions.js';
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -12,8 +13,8 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** The console user behind a bearer token, or undefined when the token is unknown or revoked. */
-export async function actorForToken(db: Db, token: string): Promise<Actor | undefined> {
+/** The console user behind a bearer token, or undefined when the token is unknown, revoked or expired. */
+export async function actorForToken(db: Db, token: string, sessions: SessionLifetime): Promise<Actor | undefined> {
   const tokenHash = hashToken(token);
   const [row] = await db
     .select({
@@ -28,6 +29,7 @@ export async function actorForToken(db: Db, token: string): Promise<Actor | unde
       status: users.status,
       createdAt: users.createdAt,
       lastUsedAt: authTokens.lastUsedAt,
+      tokenCreatedAt: authTokens.createdAt,
     })
     .from(authTokens)
     .innerJoin(users, eq(users.id, authTokens.userId))
@@ -35,9 +37,12 @@ export async function actorForToken(db: Db, token: string): Promise<Actor | unde
     .where(eq(authTokens.tokenHash, tokenHash))
     .limit(1);
   if (!row) return undefined;
-  const { lastUsedAt, ...actor } = row;
-  // Presence of agents ("is anyone online?") reads last_used_at; refresh it at most once a minute.
-  if (Date.now() - lastUsedAt.getTime() > 60_000) {
+  const { lastUsedAt, tokenCreatedAt, ...actor } = row;
+  // An expired session is refused at once; the expiry sweep deletes it and closes its sockets.
+  if (sessionExpired(sessions, { createdAt: tokenCreatedAt, lastUsedAt })) return undefined;
+  // Each use renews the idle lifetime; presence ("is anyone online?") reads it too. Written at most
+  // once a minute (sooner with a short idle lifetime).
+  if (Date.now() - lastUsedAt.getTime() > touchAfterMs(sessions)) {
     await db.update(authTokens).set({ lastUsedAt: new Date() }).where(eq(authTokens.tokenHash, tokenHash));
   }
   return { ...actor, tokenHash };
@@ -53,7 +58,7 @@ declare module 'fastify' {
 export async function authenticate(request: FastifyRequest): Promise<void> {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw new HttpError(401, 'No authentication token found');
-  const actor = await actorForToken(request.server.db, token);
+  const actor = await actorForToken(request.server.db, token, request.server.config.sessions);
   if (!actor) throw new HttpError(401, 'Unauthenticated');
   request.actor = actor;
 }

@@ -69,7 +69,7 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket): 
   const token = text(auth.token);
   if (token) {
     if (!consoleOriginAllowed(app, socket)) throw refuse('Origin not allowed', 403);
-    const actor = await actorForToken(app.db, token);
+    const actor = await actorForToken(app.db, token, app.config.sessions);
     if (!actor) throw refuse('Unauthenticated', 401);
     socket.data = { kind: 'console', actor } satisfies SocketData;
     await socket.join(consoleRooms(actor));

@@ -47,7 +47,7 @@ export const sentEmails = pgTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     /** Null for account-wide emails (the monthly chat limit notice). */
     conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply'] }).notNull(),
+    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply', 'loginAttack', 'emailChange'] }).notNull(),
     status: text('status', { enum: ['sending', 'sent'] }).notNull().default('sending'),
     recipient: text('recipient').notNull(),
     /** Held by the run sending it: a second run of the same job waits instead of sending too. */

@@ -141,7 +141,7 @@ describe('throttling', () => {
 });
 
 describe('profile, password, delete', () => {
-  it('updates the profile, refusing an email another user has', async () => {
+  it('updates the profile; an email another user has changes nothing and is not revealed', async () => {
     const a = await buildAccount(t.app);
     const b = await buildAccount(t.app);
     const res = await call(t.app, 'PUT', '/api/vms/user/update', { token: a.token, body: { name: 'New Name', email: a.email } });
@@ -149,7 +149,9 @@ describe('profile, password, delete', () => {
     expect(res.body.message).toBe('success');
     expect((await call(t.app, 'GET', '/api/vms/user', { token: a.token })).body.name).toBe('New Name');
     const clash = await call(t.app, 'PUT', '/api/vms/user/update', { token: a.token, body: { name: 'X y', email: b.email } });
-    expect(clash.status).toBe(409);
+    expect(clash.status).toBe(200);
+    expect(clash.body.pending_email).toBe(b.email);
+    expect((await call(t.app, 'GET', '/api/vms/user', { token: a.token })).body.email).toBe(a.email);
     const invalid = await call(t.app, 'PUT', '/api/vms/user/update', { token: a.token, body: { name: '', email: 'bad' } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toEqual({ name: ['Name is required'], email: ['Please enter a valid email address'] });

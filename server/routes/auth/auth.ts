@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { loginSchema, passwordChangeSchema, profileSchema, registerSchema } from '@parley/shared';
@@ -6,13 +6,19 @@ import { planSummary } from '../../billing/limits.js';
 import { issueToken } from '../../commands/issueToken.js';
 import { registerAccount } from '../../commands/registerAccount.js';
 import { deleteAccount } from '../../commands/deleteAccount.js';
-import { authTokens, users } from '../../db/schema.js';
+import { publicUrlOf } from '../../config.js';
+import { authTokens, emailChanges, users } from '../../db/schema.js';
 import { HttpError } from '../../errors.js';
 import { actorForToken, authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentUser } from '../../presenters/user.js';
-import { hashPassword, verifyPassword } from '../../services/secrets.js';
+import { hashPassword, hashToken, newToken, verifyPassword } from '../../services/secrets.js';
 import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/users.js';
+import { checkSignIn, isKnownDevice, signInAttempt, signInFailed, signInSucceeded } from './signInGuard.js';
+
+/** How long the link of an email change works. */
+const EMAIL_CHANGE_HOURS = 24;
+const PASSWORD_WRONG = 'The current password is incorrect';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -27,29 +33,28 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       // Two registrations of one email at once: the unique index decides.
       throw isUniqueViolation(e) ? emailTakenError() : e;
     });
-    const actor = await actorForToken(app.db, created.token);
+    const actor = await actorForToken(app.db, created.token, app.config.sessions);
     return reply.status(201).send({ message: 'success', token: created.token, user: presentUser(actor!) });
   });
 
-  app.post('/login', { schema: { tags: ['auth'], body: loginSchema } }, async (request) => {
+  app.post('/login', { schema: { tags: ['auth'], body: loginSchema } }, async (request, reply) => {
     const { email, password } = request.body;
-    await app.limiters.loginIp.consume(request.ip);
-    const emailKey = email.toLowerCase();
-    // Once an email is locked, even the right password waits: guessing must not pay off.
-    await app.limiters.loginEmail.check(emailKey);
+    const attempt = signInAttempt(request, email);
     const [user] = await app.db
       .select({ id: users.id, passwordHash: users.passwordHash })
       .from(users)
-      .where(sql`lower(${users.email}) = ${emailKey}`)
+      .where(sql`lower(${users.email}) = ${attempt.emailKey}`)
       .limit(1);
+    const knownDevice = await isKnownDevice(app, user?.id, attempt.device);
+    await checkSignIn(app, attempt, knownDevice);
     const ok = await verifyPassword(user?.passwordHash, password);
     if (!ok || !user) {
-      await app.limiters.loginEmail.consume(emailKey);
+      await signInFailed(app, attempt, user?.id);
       throw new HttpError(401, 'Invalid email or password');
     }
-    await app.limiters.loginEmail.reset(emailKey);
+    await signInSucceeded(app, attempt, user.id, knownDevice, request, reply);
     const token = await issueToken(app.db, user.id);
-    const actor = await actorForToken(app.db, token);
+    const actor = await actorForToken(app.db, token, app.config.sessions);
     return { message: 'success', token, user: presentUser(actor!) };
   });
 
@@ -63,32 +68,76 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     return { ...presentUser(request.actor), plan: await planSummary(app.db, request.actor.accountId, new Date()) };
   });
 
+  /**
+   * Name changes at once. A new sign-in email only changes through a link sent to it, and the
+   * answer is the same whether or not another user has that email: no oracle (docs/DECISIONS.md).
+   */
   app.put(
     '/user/update',
     { schema: { tags: ['auth'], body: profileSchema, ...secured }, onRequest: authenticate },
     async (request) => {
+      const { actor } = request;
       const { name, email } = request.body;
-      if (await emailTaken(app.db, email, request.actor.id)) throw emailTakenError();
-      try {
-        await app.db.update(users).set({ name, email }).where(eq(users.id, request.actor.id));
-      } catch (e) {
-        if (isUniqueViolation(e)) throw emailTakenError();
-        throw e;
+      const emailChanged = email.toLowerCase() !== actor.email.toLowerCase();
+      if (emailChanged) await app.limiters.emailChange.consume(String(actor.id));
+      if (email !== actor.email && !emailChanged) {
+        // Only the case differs: the address is this user's own, nothing to confirm.
+        await app.db.update(users).set({ name, email }).where(eq(users.id, actor.id));
+        return { message: 'success', data: presentUser({ ...actor, name, email }) };
       }
-      return { message: 'success', data: presentUser({ ...request.actor, name, email }) };
+      await app.db.update(users).set({ name }).where(eq(users.id, actor.id));
+      if (!emailChanged) return { message: 'success', data: presentUser({ ...actor, name }) };
+      const token = newToken();
+      const tokenHash = hashToken(token);
+      await app.db.transaction(async (tx) => {
+        await tx.delete(emailChanges).where(eq(emailChanges.userId, actor.id));
+        await tx.insert(emailChanges).values({ tokenHash, userId: actor.id, newEmail: email, expiresAt: new Date(Date.now() + EMAIL_CHANGE_HOURS * 3_600_000) });
+      });
+      // Always queued: the job sends nothing when the address belongs to another user.
+      const link = `${publicUrlOf(app.config)}/api/vms/user/email/confirm?token=${token}`;
+      await app.jobs.enqueue('auth.emailChange', { userId: actor.id, changeKey: tokenHash.slice(0, 32), to: email, link, hours: EMAIL_CHANGE_HOURS });
+      return {
+        message: 'success',
+        data: presentUser({ ...actor, name }),
+        pending_email: email,
+        notice: `We sent a confirmation link to ${email}. Your sign-in email changes once you open it.`,
+      };
     },
   );
+
+  /** The link of an email change: applies it, then shows the console's settings. */
+  app.get('/user/email/confirm', { schema: { tags: ['auth'], hide: true } }, async (request, reply) => {
+    const token = (request.query as { token?: unknown }).token;
+    const back = (outcome: string) => reply.redirect(`/settings?email_change=${outcome}`, 302);
+    if (typeof token !== 'string' || token.length > 100) return back('invalid');
+    const [change] = await app.db
+      .delete(emailChanges)
+      .where(and(eq(emailChanges.tokenHash, hashToken(token)), gt(emailChanges.expiresAt, new Date())))
+      .returning();
+    if (!change) return back('invalid');
+    try {
+      await app.db.update(users).set({ email: change.newEmail }).where(eq(users.id, change.userId));
+    } catch (e) {
+      if (isUniqueViolation(e)) return back('taken');
+      throw e;
+    }
+    return back('confirmed');
+  });
 
   app.put(
     '/password/update',
     { schema: { tags: ['auth'], body: passwordChangeSchema, ...secured }, onRequest: authenticate },
     async (request) => {
       const { current, new: next } = request.body;
+      // A stolen session must not guess the password: a few wrong answers, then 429.
+      const limitKey = String(request.actor.id);
+      await app.limiters.passwordCheck.check(limitKey);
       const [user] = await app.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, request.actor.id));
       if (!(await verifyPassword(user?.hash, current))) {
-        const msg = 'The current password is incorrect';
-        throw new HttpError(422, msg, { current: [msg] });
+        await app.limiters.passwordCheck.consume(limitKey);
+        throw new HttpError(422, PASSWORD_WRONG, { current: [PASSWORD_WRONG] });
       }
+      await app.limiters.passwordCheck.reset(limitKey);
       const passwordHash = await hashPassword(next);
       await app.db.transaction(async (tx) => {
         await tx.update(users).set({ passwordHash }).where(eq(users.id, request.actor.id));

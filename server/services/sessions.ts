@@ -1,0 +1,50 @@
+import { lt, or } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { authTokens } from '../db/schema.js';
+
+export type SessionLifetime = Config['sessions'];
+
+/** The two ends of a session: unused for `idleSeconds`, or `maxSeconds` after sign-in. */
+export function sessionExpired(s: SessionLifetime, token: { createdAt: Date; lastUsedAt: Date }, now = Date.now()): boolean {
+  return now - token.lastUsedAt.getTime() > s.idleSeconds * 1000 || now - token.createdAt.getTime() > s.maxSeconds * 1000;
+}
+
+/**
+ * How stale last_used_at may get before a use writes it again: a minute (presence reads it),
+ * sooner when the idle lifetime is short, so a session in use never looks idle.
+ */
+export const touchAfterMs = (s: SessionLifetime): number => Math.min(60_000, (s.idleSeconds * 1000) / 10);
+
+/**
+ * Deletes expired sessions and closes their live sockets through the one revocation path
+ * (`sessions.revoked`). Each token is deleted by one node only (DELETE ... RETURNING), so
+ * with several nodes each expiry is told once.
+ */
+export async function sweepExpiredSessions(app: FastifyInstance, now = Date.now()): Promise<number> {
+  const s = app.config.sessions;
+  const expired = await app.db
+    .delete(authTokens)
+    .where(or(lt(authTokens.lastUsedAt, new Date(now - s.idleSeconds * 1000)), lt(authTokens.createdAt, new Date(now - s.maxSeconds * 1000))))
+    .returning({ tokenHash: authTokens.tokenHash });
+  for (const { tokenHash } of expired) await app.events.emit('sessions.revoked', { tokenHash });
+  return expired.length;
+}
+
+/** Sweeps on a timer: every minute, or a quarter of the shortest lifetime when that is sooner (tests). */
+export function startSessionExpiry(app: FastifyInstance): void {
+  const s = app.config.sessions;
+  const everyMs = Math.max(250, Math.min(60_000, (Math.min(s.idleSeconds, s.maxSeconds) * 1000) / 4));
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => {
+      running = sweepExpiredSessions(app).catch((err: unknown) => app.log.warn({ err }, 'session expiry sweep failed'));
+    }, everyMs);
+    timer.unref();
+  });
+  app.addHook('preClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
+}
