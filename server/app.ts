@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createClient, type RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
 import type { Config } from './config.js';
@@ -16,6 +15,7 @@ import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } fr
 import { DomainEvents } from './services/domainEvents.js';
 import { startSessionExpiry } from './services/sessions.js';
 import { Storage } from './services/storage.js';
+import { scheduleStorageSweep } from './storage/schedule.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
 import { registerWebApp } from './plugins/webApp.js';
@@ -36,6 +36,7 @@ import settingsRoutes from './routes/settings/settings.js';
 import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
 import teamRoutes from './routes/team/team.js';
+import storageRoutes from './routes/storage/storage.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -96,7 +97,14 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('db', database.db);
-  const storage = new Storage(path.join(config.dataDir, 'storage'));
+  const storage = new Storage({
+    db: database.db,
+    config: config.uploads,
+    redis,
+    log: app.log,
+    // Each stored file queues its account's cleanup (one pending sweep per account).
+    afterSave: (accountId) => scheduleStorageSweep(app, accountId),
+  });
   await fs.mkdir(storage.root, { recursive: true }); // the static file server needs it to exist
   app.decorate('storage', storage);
   app.decorate('redis', redis);
@@ -165,6 +173,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(integrationRoutes, { prefix: '/api/vms' });
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(statsRoutes, { prefix: '/api/vms' });
+  await app.register(storageRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });

@@ -83,6 +83,17 @@ const envSchema = z.object({
   DB_IDLE_TIMEOUT_MS: intInRange(30_000, 100, 3_600_000),
   DB_KEEPALIVE_DELAY_MS: intInRange(10_000, 100, 3_600_000),
   READYZ_TIMEOUT_MS: intInRange(2000, 100, 60_000),
+  UPLOADS_PER_VISITOR_HOUR: intInRange(20, 1, 1_000_000),
+  UPLOADS_PER_VISITOR_DAY: intInRange(60, 1, 1_000_000),
+  UPLOAD_MB_PER_VISITOR_HOUR: intInRange(40, 1, 1_000_000),
+  UPLOAD_MB_PER_VISITOR_DAY: intInRange(100, 1, 1_000_000),
+  UPLOADS_PER_ACCOUNT_HOUR: intInRange(500, 1, 1_000_000),
+  UPLOADS_PER_ACCOUNT_DAY: intInRange(3000, 1, 1_000_000),
+  UPLOAD_MB_PER_ACCOUNT_HOUR: intInRange(1024, 1, 1_000_000),
+  UPLOAD_MB_PER_ACCOUNT_DAY: intInRange(5120, 1, 1_000_000),
+  IMAGE_MAX_MEGAPIXELS: intInRange(40, 1, 1000),
+  IMAGE_MAX_SIDE: intInRange(12_000, 16, 1_000_000),
+  UPLOAD_ABANDONED_MINUTES: intInRange(60, 1, 10_080),
 });
 
 export interface Config {
@@ -124,6 +135,8 @@ export interface Config {
   database: PoolOptions;
   /** Agent replies emailed to away visitors: replies within batchSeconds of the first make one email. */
   visitorReplies: { batchSeconds: number };
+  /** Uploaded files: where they live, budgets, image limits, cleanup (services/storage.ts). */
+  uploads: UploadsConfig;
 }
 
 export interface WidgetLimitsConfig {
@@ -139,6 +152,30 @@ export interface WidgetLimitsConfig {
   socketsPerVisitor: number;
   /** WIDGET_SOCKETS_PER_IP: live widget sockets from one IP. */
   socketsPerIp: number;
+}
+
+/** An upload budget: files and bytes per hour and per day. */
+export interface UploadBudget {
+  perHour: number;
+  perDay: number;
+  bytesPerHour: number;
+  bytesPerDay: number;
+}
+
+export interface UploadsConfig {
+  /** DATA_DIR/storage: every node (and `npm run worker`) reads and writes files there. */
+  root: string;
+  /** UPLOADS_PER_VISITOR_*, UPLOAD_MB_PER_VISITOR_*: one widget visitor. */
+  visitor: UploadBudget;
+  /** UPLOADS_PER_ACCOUNT_*, UPLOAD_MB_PER_ACCOUNT_*: everyone uploading to one account. */
+  account: UploadBudget;
+  /** IMAGE_MAX_MEGAPIXELS and IMAGE_MAX_SIDE, read from the image's header. */
+  maxPixels: number;
+  maxSide: number;
+  /** UPLOAD_ABANDONED_MINUTES: a file nothing refers to after this long is removed. */
+  abandonedAfterMs: number;
+  /** Redis key prefix of the upload budgets: RATE_LIMIT_PREFIX:upload (tests make it unique). */
+  budgetPrefix: string;
 }
 
 export interface LlmConfig {
@@ -167,6 +204,8 @@ export interface JobsConfig {
 }
 
 export class ConfigError extends Error {}
+
+const MB = 1024 * 1024;
 
 /** The base of links Parley gives out (emails): PUBLIC_URL, or localhost with the port. */
 export function publicUrlOf(config: Config): string {
@@ -238,6 +277,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: 1000,
     },
     visitorReplies: { batchSeconds: e.VISITOR_REPLY_BATCH_SECONDS },
+    uploads: {
+      root: path.join(path.resolve(e.DATA_DIR), 'storage'),
+      visitor: {
+        perHour: e.UPLOADS_PER_VISITOR_HOUR,
+        perDay: e.UPLOADS_PER_VISITOR_DAY,
+        bytesPerHour: e.UPLOAD_MB_PER_VISITOR_HOUR * MB,
+        bytesPerDay: e.UPLOAD_MB_PER_VISITOR_DAY * MB,
+      },
+      account: {
+        perHour: e.UPLOADS_PER_ACCOUNT_HOUR,
+        perDay: e.UPLOADS_PER_ACCOUNT_DAY,
+        bytesPerHour: e.UPLOAD_MB_PER_ACCOUNT_HOUR * MB,
+        bytesPerDay: e.UPLOAD_MB_PER_ACCOUNT_DAY * MB,
+      },
+      maxPixels: e.IMAGE_MAX_MEGAPIXELS * 1_000_000,
+      maxSide: e.IMAGE_MAX_SIDE,
+      abandonedAfterMs: e.UPLOAD_ABANDONED_MINUTES * 60_000,
+      budgetPrefix: `${e.RATE_LIMIT_PREFIX}:upload`,
+    },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,

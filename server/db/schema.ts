@@ -8,3 +8,4 @@ export * from './tables/billing.js';
 export * from './tables/jobs.js';
 export * from './tables/visitorLinks.js';
 export * from './tables/auth.js';
+export * from './tables/storage.js';

@@ -19,7 +19,7 @@ declare module 'fastify' {
 /** The handlers' context and the runner chosen by the config (shared with `npm run worker`). */
 export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, settings: JobsSettings = jobsSettings(config.jobs)): JobRunner {
   const mailer = createMailer(config, log);
-  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config) };
+  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root };
   const runner = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const close = runner.close.bind(runner);
   runner.close = async () => {

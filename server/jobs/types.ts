@@ -13,6 +13,8 @@ export interface JobContext {
   settings: JobsSettings;
   /** The link base for emails (PUBLIC_URL, or localhost with the port). */
   publicUrl: string;
+  /** Where uploaded files live (config.uploads.root): the storage cleanup removes them there. */
+  storageRoot: string;
 }
 
 export interface JobDefinition<N extends string = string, S extends z.ZodType = z.ZodType> {

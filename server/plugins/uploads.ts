@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import { IMAGE_MIME_TYPES, NOT_AN_IMAGE } from '@parley/shared';
 import { HttpError } from '../errors.js';
+import type { Uploader } from '../storage/budgets.js';
+import { checkDimensions, type ImageLimits } from '../storage/images.js';
 import { NUL_MESSAGE } from './bodyParsers.js';
 
 export interface UploadedImage {
@@ -18,10 +20,21 @@ export interface MultipartBody {
 
 const MAX_FIELD_BYTES = 64 * 1024;
 
+/** The widget visitor or the console user behind a request (its routes authenticate first). */
+function uploaderOf(request: FastifyRequest): Uploader {
+  const { visitor, actor } = request as Partial<Pick<FastifyRequest, 'visitor' | 'actor'>>;
+  if (visitor) return { accountId: visitor.accountId, visitorId: visitor.id };
+  if (actor) return { accountId: actor.accountId };
+  throw new Error('uploads need an authenticated visitor or user');
+}
+
 /**
  * Reads a multipart form: text fields, and at most one image in `fileField`, whose size is
  * capped while streaming and whose type is decided by its bytes (png, jpeg, gif, webp).
  * A request that is not multipart is read as a JSON/urlencoded body of fields.
+ * Every route that accepts files reads them here: the uploader's budgets (per visitor, per
+ * account) are checked before a file is read and spent once its size is known, and an image
+ * whose header claims too many pixels is refused; nothing is stored (Storage.save does that).
  */
 export async function readForm(
   request: FastifyRequest,
@@ -59,9 +72,13 @@ export async function readForm(
           [part.fieldname]: [`Unexpected file field "${part.fieldname}"`],
         });
       }
+      const { storage, config } = request.server;
+      const uploader = uploaderOf(request);
+      await storage.checkBudget(uploader);
       const bytes = await part.toBuffer();
       if (bytes.length === 0) continue; // an empty file input means "no image"
-      image = await sniffImage(bytes, opts.fileField);
+      await storage.spendBudget(uploader, bytes.length);
+      image = await sniffImage(bytes, opts.fileField, config.uploads);
     }
   } catch (e) {
     if (e instanceof HttpError) throw e;
@@ -80,11 +97,13 @@ async function drain(part: MultipartFile): Promise<void> {
   await new Promise((resolve) => part.file.on('end', resolve).on('error', resolve));
 }
 
-export async function sniffImage(bytes: Buffer, field = 'image'): Promise<UploadedImage> {
+/** The image type from its bytes (415 otherwise), then its dimensions from its header (422 above the limits). */
+export async function sniffImage(bytes: Buffer, field: string, limits: ImageLimits): Promise<UploadedImage> {
   const type = await fileTypeFromBuffer(bytes);
   const mime = type?.mime as UploadedImage['mime'] | undefined;
   if (!type || !mime || !IMAGE_MIME_TYPES.includes(mime)) {
     throw new HttpError(415, NOT_AN_IMAGE, { [field]: [NOT_AN_IMAGE] });
   }
+  checkDimensions(bytes, limits, field);
   return { bytes, mime, ext: type.ext };
 }

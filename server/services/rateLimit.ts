@@ -257,3 +257,48 @@ export function createWidgetLimits(
       : memorySocketCap(config.socketsPerVisitor, config.socketsPerIp),
   };
 }
+
+/** A budget spent by weight (bytes, files) rather than by hits; see createWeightedLimiter. */
+export interface WeightedLimiter {
+  /**
+   * Spends `weight` of key's budget, or throws 429 in the envelope with Retry-After (and spends
+   * nothing) when that would go over it.
+   */
+  consume(key: string, weight: number): Promise<void>;
+  /** Throws 429 with Retry-After when key's budget is already spent, without spending any. */
+  check(key: string): Promise<void>;
+}
+
+/**
+ * Like createLimiter, with a weight per consumption and the wait in Retry-After. Shared by every
+ * node through Redis when it is given; `keyPrefix` lets tests keep their counters apart.
+ */
+export function createWeightedLimiter(
+  keyPrefix: string,
+  points: number,
+  durationSeconds: number,
+  redis: RedisClientType | undefined,
+  message: string,
+): WeightedLimiter {
+  const opts = { keyPrefix, points, duration: durationSeconds };
+  const limiter: RateLimiterAbstract = redis
+    ? new RateLimiterRedis({ ...opts, storeClient: redis, useRedisPackage: true, insuranceLimiter: new RateLimiterMemory(opts) })
+    : new RateLimiterMemory(opts);
+  const refused = (res: RateLimiterRes) => new HttpError(429, message, undefined, secondsUntil(res));
+  return {
+    async consume(key, weight) {
+      try {
+        await limiter.consume(key, weight);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        // A refused consumption still counted: give it back, so only what was accepted is spent.
+        await limiter.reward(key, weight).catch(() => {});
+        throw refused(e);
+      }
+    },
+    async check(key) {
+      const res = await limiter.get(key);
+      if (res && res.consumedPoints >= points) throw refused(res);
+    },
+  };
+}

@@ -32,6 +32,7 @@ const OWNER_ONLY = [
   'POST /api/vms/team/00000000-0000-4000-8000-000000000000/assign',
   'PATCH /api/vms/team/00000000-0000-4000-8000-000000000000',
   'GET /api/user/subscriptions',
+  'GET /api/vms/storage',
   'DELETE /api/vms/user/delete',
 ];
 const ADMIN_WRITES = [

@@ -29,3 +29,5 @@ export const MAX_PASSWORD = 1024;
 export const MAX_MESSAGE = 5000;
 export const MAX_GREETING = 500;
 export const MAX_URL = 2048;
+/** 413 to an upload that would take the account over its plan's storage quota. */
+export const STORAGE_QUOTA_REACHED = "This account's storage is full: its plan's storage quota is used up. Upgrade the plan to store more files.";

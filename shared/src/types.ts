@@ -195,3 +195,13 @@ export interface PublicWidgetSettingsDto {
   agent_online: boolean;
   powered_by: string;
 }
+
+/** GET /api/vms/storage (owner only): the files the account stores against its plan's quota. */
+export interface StorageUsageDto {
+  /** Bytes of every stored upload, thumbnails included. */
+  used_bytes: number;
+  files: number;
+  /** The plan's storage quota in bytes; null when the plan has none. */
+  quota_bytes: number | null;
+  quota_reached: boolean;
+}

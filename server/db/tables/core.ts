@@ -179,6 +179,8 @@ export const plans = pgTable('plans', {
   price: numeric('price', { precision: 10, scale: 2, mode: 'number' }),
   features: jsonb('features').$type<string[]>().notNull(),
   position: integer('position').notNull(),
+  /** Storage quota in megabytes; null: none (migrations/0009_uploads.sql). */
+  storageQuotaMb: integer('storage_quota_mb'),
 });
 
 export const subscriptions = pgTable(

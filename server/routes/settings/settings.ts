@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -60,7 +59,7 @@ async function saveWidgetLook(
   image: UploadedImage | undefined,
 ): Promise<SettingsRow> {
   const previous = image ? (await loadSettings(app, accountId)).avatar : '';
-  const avatar = image ? await app.storage.save(accountId, image.bytes, image.ext) : undefined;
+  const avatar = image ? await app.storage.save(accountId, image.bytes, image.ext, { thumbnail: false }) : undefined;
   const set = { ...patch, ...(avatar ? { avatar } : {}), updatedAt: new Date() };
   let row: SettingsRow | undefined;
   try {
@@ -70,11 +69,11 @@ async function saveWidgetLook(
       .onConflictDoUpdate({ target: widgetSettings.accountId, set })
       .returning();
   } catch (e) {
-    if (avatar) await fs.rm(app.storage.fullPath(avatar), { force: true });
+    if (avatar) await app.storage.remove(avatar);
     throw e;
   }
   if (avatar && previous && previous !== avatar && ownAvatarPath(accountId, previous)) {
-    await fs.rm(app.storage.fullPath(previous), { force: true }).catch(() => {});
+    await app.storage.remove(previous).catch(() => {});
   }
   return row!;
 }
