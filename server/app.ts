@@ -107,6 +107,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   });
   await fs.mkdir(storage.root, { recursive: true }); // the static file server needs it to exist
   app.decorate('storage', storage);
+  app.addHook('onClose', () => storage.close());
   app.decorate('redis', redis);
   app.decorate('events', new DomainEvents(app.log));
   // Background reactions (learning, auto-answers, mail) finish before anything closes.

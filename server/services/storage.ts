@@ -10,9 +10,10 @@ import { accountStorage, storedFiles } from '../db/schema.js';
 import { HttpError } from '../errors.js';
 import { UploadBudgets, type Uploader } from '../storage/budgets.js';
 import { removeStoredFile } from '../storage/cleanup.js';
-import { checkDimensions, makeThumbnail } from '../storage/images.js';
+import { checkDimensions } from '../storage/images.js';
 import { thumbnailPathOf } from '../storage/paths.js';
 import { storageQuotaBytes } from '../storage/quota.js';
+import { Thumbnailer } from '../storage/thumbnails.js';
 import { randomId } from './secrets.js';
 
 export { thumbnailPathOf };
@@ -37,6 +38,7 @@ export interface StorageDeps {
 export class Storage {
   readonly root: string;
   readonly budgets: UploadBudgets;
+  private readonly thumbnailer = new Thumbnailer();
 
   constructor(private readonly deps: StorageDeps) {
     this.root = deps.config.root;
@@ -64,7 +66,7 @@ export class Storage {
     const dims = checkDimensions(bytes, config);
     let thumbnail: Buffer | undefined;
     try {
-      thumbnail = withThumbnail ? makeThumbnail(bytes, ext, dims, config) : undefined;
+      thumbnail = withThumbnail ? await this.thumbnailer.make(bytes, ext, dims, config) : undefined;
     } catch (err) {
       // A file whose header is fine but whose pixels do not decode: shown as it is.
       this.deps.log.warn({ err }, 'thumbnail failed');
@@ -102,6 +104,11 @@ export class Storage {
   /** Removes a stored file, its thumbnail and its record, and gives its bytes back to the account. */
   remove(rel: string): Promise<void> {
     return removeStoredFile(this.deps.db, this.root, rel);
+  }
+
+  /** Stops the thumbnail worker (app close). */
+  close(): Promise<void> {
+    return this.thumbnailer.close();
   }
 
   async removeAccount(accountId: string): Promise<void> {

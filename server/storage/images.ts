@@ -48,6 +48,9 @@ interface Rgba {
   data: Uint8Array;
 }
 
+/** PNG and JPEG get a thumbnail of their own; GIF and WebP are shown as they are. */
+export const thumbnailable = (ext: string): boolean => ext === 'png' || ext === 'jpg';
+
 /**
  * A thumbnail no side of which exceeds THUMBNAIL_MAX_SIDE, in the original's format (PNG or
  * JPEG, decoded and encoded in pure JS), turned upright per the JPEG's EXIF orientation.
@@ -68,7 +71,8 @@ export function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions, limi
       useTArray: true,
       formatAsRGBA: true,
       maxResolutionInMP: Math.ceil(limits.maxPixels / 1_000_000),
-      maxMemoryUsageInMB: Math.ceil((limits.maxPixels * 4) / (1024 * 1024)) + 64,
+      // Decoding holds the components, then RGBA: well over 8 bytes a pixel at its peak.
+      maxMemoryUsageInMB: Math.ceil((limits.maxPixels * 16) / (1024 * 1024)),
     });
     const small = orient(downscale({ width: decoded.width, height: decoded.height, data: decoded.data }), dims.orientation ?? 1);
     return jpeg.encode({ width: small.width, height: small.height, data: small.data }, 82).data;

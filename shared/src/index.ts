@@ -8,3 +8,4 @@ export * from './schemas/team.js';
 export * from './schemas/messages.js';
 export * from './schemas/widget.js';
 export * from './schemas/chatbot.js';
+export * from './storage.js';

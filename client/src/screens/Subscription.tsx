@@ -5,6 +5,7 @@ import { History } from '../components/subscription/History';
 import { PlanDetail } from '../components/subscription/PlanDetail';
 import { PlanList } from '../components/subscription/PlanList';
 import { ReadOnlyNotice } from '../components/subscription/ReadOnlyNotice';
+import { StorageUsage } from '../components/storage/StorageUsage';
 import '../components/subscription/subscription.css';
 import { Button, Spinner } from '../components/ui';
 import { useAuth, useCan } from '../stores/auth';
@@ -91,6 +92,7 @@ function OwnerSubscription() {
           <CurrentPlan status={st.status} error={st.statusError} changing={st.changing} onCancel={st.cancel} onKeep={st.keepPlan} />
           <PlanList plans={st.plans} loading={st.plansLoading} error={st.plansError} onSelect={(plan) => st.select(plan)} />
           <History items={st.subscriptions} loading={st.subsLoading} error={st.subsError} onRetry={() => void st.loadSubscriptions()} />
+          <StorageUsage />
         </>
       )}
       <section className="sub-help" aria-labelledby="sub-help-title">

@@ -1,6 +1,6 @@
 import { NEAR_BOTTOM_PX, SCROLL_IDLE_MS, type ConversationDto } from '@parley/shared';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { storageUrl } from '../../lib/api';
+import { MessageImage } from '../storage/MessageImage';
 import { initial, plural, shortDateTime, visitorName } from '../../lib/format';
 import type { ChatMessage } from '../../stores/conversations';
 import { Banner, Spinner } from '../ui';
@@ -27,9 +27,8 @@ interface Props {
 
 function MessageItem({ m }: { m: ChatMessage }) {
   const out = m.sender_type === 'user';
-  const src = m.file_path ? storageUrl(m.file_path) : '';
   const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : 'Visitor';
-  const image = src ? <img className="msg-image" src={src} alt={`Attachment from ${who}`} loading="lazy" /> : null;
+  const image = m.file_path ? <MessageImage filePath={m.file_path} alt={`Attachment from ${who}`} /> : null;
   return (
     <div className={`msg ${out ? 'msg-out' : 'msg-in'}${m.pending ? ' msg-pending' : ''}`} data-message-id={m.pending ? undefined : m.id}>
       {m.message ? (
