@@ -1,7 +1,7 @@
 import type { StorageUsageDto } from '@parley/shared';
 import { useEffect, useState } from 'react';
 import { api, errorText } from '../../lib/api';
-import { useAuth } from '../../stores/auth';
+import { useCan } from '../../stores/auth';
 import { formatBytes } from './format';
 import './storage.css';
 
@@ -10,7 +10,7 @@ import './storage.css';
  * owner on the Subscription screen; team members see nothing (the call is owner only).
  */
 export function StorageUsage() {
-  const isOwner = useAuth((s) => s.user?.type === 'owner');
+  const isOwner = useCan('billing.manage');
   const [usage, setUsage] = useState<StorageUsageDto | null>(null);
   const [error, setError] = useState('');
 
