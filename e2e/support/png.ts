@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -34,3 +34,37 @@ export function makePng(width = 8, height = 8, rgb: [number, number, number] = [
 }
 
 export const pngFile = (name = 'pixel.png') => ({ name, mimeType: 'image/png', buffer: makePng() });
+
+/** The RGB of pixel (x, y) of a PNG (8-bit RGB or RGBA, not interlaced), e.g. a Chromium screenshot. */
+export function pixelAt(png: Buffer, x: number, y: number): [number, number, number] {
+  const width = png.readUInt32BE(16);
+  const colourType = png[25];
+  const channels = colourType === 6 ? 4 : 3;
+  const idat: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const len = png.readUInt32BE(at);
+    const type = png.toString('ascii', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  let prev = Buffer.alloc(stride);
+  let row = Buffer.alloc(stride);
+  for (let r = 0; r <= y; r++) {
+    const filter = raw[r * (stride + 1)]!;
+    const line = raw.subarray(r * (stride + 1) + 1, (r + 1) * (stride + 1));
+    row = Buffer.alloc(stride);
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? row[i - channels]! : 0;
+      const b = prev[i]!;
+      const c = i >= channels ? prev[i - channels]! : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const add = [0, a, b, (a + b) >> 1, paeth][filter] ?? 0;
+      row[i] = (line[i]! + add) & 0xff;
+    }
+    prev = row;
+  }
+  return [row[x * channels]!, row[x * channels + 1]!, row[x * channels + 2]!];
+}
