@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { apiCall, base, createVisitor, integrationSnippet, type Owner, PASSWORD, registerOwner, uniqueEmail, visitorSays } from '../support/api';
+import { apiCall, base, createVisitor, integrationSnippet, login, type Owner, PASSWORD, registerOwner, uniqueEmail, visitorSays } from '../support/api';
 import { describeViolations, seriousViolations } from '../support/axe';
 import { closeBrowser, newSession, type Session, visible } from '../support/browser';
 
@@ -131,6 +131,23 @@ describe('accessibility (journey 10): no serious or critical axe violation', () 
     // The rule id, element and HTML of each violation, so a failure says exactly what to fix.
     if (violations.length > 0) throw new Error(`${violations.length} serious/critical axe violation(s):\n${describeViolations(screen.name, violations)}`);
     expect(violations).toEqual([]);
+  });
+});
+
+describe("accessibility of an Agent's read-only settings", () => {
+  it('the read-only notices and disabled forms have no serious or critical violation', async () => {
+    const team = await apiCall<{ roles: { id: number; name: string }[] }>('GET', '/api/vms/team', { token: owner.token });
+    const email = uniqueEmail('axe-readonly');
+    await apiCall('POST', '/api/vms/team', { token: owner.token, body: { name: 'Rita Readonly', email, password: PASSWORD, role_id: team.body.roles.find((r) => r.name === 'Agent')!.id } });
+    const { page, context } = await newSession({ token: await login(email, PASSWORD) });
+    await page.goto(`${base()}/settings`);
+    await visible(page.getByText('Only the account owner or an Admin can change these settings.').first(), 15_000);
+    await visible(page.getByLabel('Website URL', { exact: true }));
+    await page.waitForTimeout(400);
+    const violations = await seriousViolations(page);
+    if (violations.length > 0) throw new Error(`${violations.length} serious/critical axe violation(s):\n${describeViolations('agent settings', violations)}`);
+    expect(violations).toEqual([]);
+    await context.close();
   });
 });
 
