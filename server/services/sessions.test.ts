@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emailChanges, knownDevices } from '../db/schema.js';
+import { sweepExpiredSessions } from './sessions.js';
 import { buildAccount, call } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
 import { connect, connected, listen } from '../test/sockets.js';
@@ -45,6 +48,32 @@ describe('sessions end when idle (SESSION_IDLE_SECONDS), renewed by use', () => 
     } finally {
       socket.close();
     }
+  });
+});
+
+describe('the expiry sweep also clears stale sign-in rows', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('deletes email-change links past their time and devices unseen for a year, keeps the rest', async () => {
+    const owner = await buildAccount(t.app);
+    const userId = owner.user.id;
+    const db = t.database.db;
+    await db.insert(emailChanges).values([
+      { tokenHash: 'dead', userId, newEmail: 'a@example.com', expiresAt: new Date(Date.now() - 1000) },
+      { tokenHash: 'live', userId, newEmail: 'b@example.com', expiresAt: new Date(Date.now() + 3_600_000) },
+    ]);
+    await db.insert(knownDevices).values([
+      { userId, tokenHash: 'old', lastUsedAt: new Date(Date.now() - 400 * 86_400_000) },
+      { userId, tokenHash: 'recent' },
+    ]);
+    await sweepExpiredSessions(t.app);
+    expect((await db.select().from(emailChanges).where(eq(emailChanges.userId, userId))).map((r) => r.tokenHash)).toEqual(['live']);
+    expect((await db.select().from(knownDevices).where(eq(knownDevices.userId, userId))).map((r) => r.tokenHash)).toEqual(['recent']);
+    expect((await me(t, owner.token)).status).toBe(200);
   });
 });
 

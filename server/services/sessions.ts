@@ -1,7 +1,7 @@
 import { lt, or } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { authTokens } from '../db/schema.js';
+import { authTokens, emailChanges, knownDevices } from '../db/schema.js';
 
 export type SessionLifetime = Config['sessions'];
 
@@ -17,7 +17,7 @@ export function sessionExpired(s: SessionLifetime, token: { createdAt: Date; las
 export const touchAfterMs = (s: SessionLifetime): number => Math.min(60_000, (s.idleSeconds * 1000) / 10);
 
 /**
- * Deletes expired sessions and closes their live sockets through the one revocation path
+ * Deletes expired sessions (and stale email-change links and known devices) and closes their live sockets through the one revocation path
  * (`sessions.revoked`). Each token is deleted by one node only (DELETE ... RETURNING), so
  * with several nodes each expiry is told once.
  */
@@ -28,6 +28,9 @@ export async function sweepExpiredSessions(app: FastifyInstance, now = Date.now(
     .where(or(lt(authTokens.lastUsedAt, new Date(now - s.idleSeconds * 1000)), lt(authTokens.createdAt, new Date(now - s.maxSeconds * 1000))))
     .returning({ tokenHash: authTokens.tokenHash });
   for (const { tokenHash } of expired) await app.events.emit('sessions.revoked', { tokenHash });
+  // Housekeeping of the other sign-in rows: dead email-change links, devices unseen for a year (their cookie's life).
+  await app.db.delete(emailChanges).where(lt(emailChanges.expiresAt, new Date(now)));
+  await app.db.delete(knownDevices).where(lt(knownDevices.lastUsedAt, new Date(now - 365 * 86_400_000)));
   return expired.length;
 }
 
