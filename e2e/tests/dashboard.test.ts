@@ -6,7 +6,7 @@ afterAll(closeBrowser);
 
 /** Issue 12 item 13: the dashboard says only what it knows. */
 describe('item 13: dashboard figures and the bell', () => {
-  it("names each visitor's agent, keeps Satisfaction truthfully empty, shows no Uptime, and the bell's dot clears once opened", async () => {
+  it("names each visitor's agent, draws Page Views from widget loads, keeps Satisfaction truthfully empty, shows no Uptime, and the bell's dot clears once opened", async () => {
     const owner = await registerOwner('Dana Dashboard');
     const { key } = await integrationSnippet(owner.token);
     const team = await apiCall<{ roles: { id: number; name: string }[] }>('GET', '/api/vms/team', { token: owner.token });
@@ -21,6 +21,7 @@ describe('item 13: dashboard figures and the bell', () => {
     const free = await createVisitor(key, { name: 'Una Unrouted' });
     await visitorSays(free, 'Hello?');
 
+    await apiCall('POST', '/api/widget/events', { body: { unique_code: key, load_id: 'dashboard-page-1', kind: 'load' } });
     const { page, pageErrors } = await newSession({ token: owner.token });
     await page.goto(`${base()}/dashboard`);
     const history = page.locator('section', { has: page.getByRole('heading', { name: 'Visitor History' }) });
@@ -32,6 +33,8 @@ describe('item 13: dashboard figures and the bell', () => {
     await visible(satisfaction.getByText('No data yet'));
     await visible(satisfaction.getByText('Shown once visitors can rate their chats'));
     expect(await page.getByText('Uptime', { exact: true }).count()).toBe(0);
+    // Page Views come from the recorded widget loads: never "no data yet".
+    expect(await page.getByText(/Page Views.*no data yet/).count()).toBe(0);
 
     // New activity: the dot is on; opening the bell clears it, for good (a reload keeps it off).
     await visible(page.getByRole('button', { name: 'Notifications (new activity)' }));

@@ -94,3 +94,18 @@ describe('GET /api/vms/stats', () => {
     expect(bucketLayout('24h', now, -120).count).toBe(24);
   });
 });
+
+describe('page views (I#12 item 13)', () => {
+  it('counts each widget load (a page shown with the widget) in its hour, for this account only', async () => {
+    const owner = await buildAccount(t.app);
+    const other = await buildAccount(t.app);
+    const load = (key: string, id: string, kind = 'load') => call(t.app, 'POST', '/api/widget/events', { body: { unique_code: key, load_id: id, kind } });
+    for (const id of ['page-view-1', 'page-view-2', 'page-view-3']) expect((await load(owner.widgetKey, id)).status).toBe(202);
+    await load(owner.widgetKey, 'page-view-1', 'connect'); // the same page connecting is not another view
+    await load(other.widgetKey, 'page-view-elsewhere');
+    const d = (await call(t.app, 'GET', '/api/vms/stats?range=24h', { token: owner.token })).body.data;
+    expect(d.series.page_views).toHaveLength(24);
+    expect(d.series.page_views.reduce((a: number, b: number) => a + b, 0)).toBe(3);
+    expect(d.series.page_views.at(-1)).toBe(3);
+  });
+});

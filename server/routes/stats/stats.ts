@@ -6,7 +6,7 @@ import type { DashboardStatsDto, StatsRange } from '@parley/shared';
 import { aiResolvedCount } from '../../ai/visitors.js';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
-import { aiConversations, aiFeedback, conversations, messages, users, visitors } from '../../db/schema.js';
+import { aiConversations, aiFeedback, conversations, messages, users, visitors, widgetLoads } from '../../db/schema.js';
 import { authenticate } from '../../plugins/auth.js';
 import { can, type Actor } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
@@ -63,6 +63,23 @@ function scopes(actor: Actor) {
 }
 
 type Scopes = ReturnType<typeof scopes>;
+
+/**
+ * Page views per bucket: one widget load is one page of the website shown with the widget on it
+ * (the same rows as the integration page's usage). Account-wide, like that page.
+ */
+async function pageViewHistogram(db: Db, accountId: string, b: Layout): Promise<number[]> {
+  const start = new Date(b.start);
+  const bucket = sql<number>`floor(extract(epoch from (${widgetLoads.createdAt} - ${start.toISOString()}::timestamptz)) * 1000 / ${b.size})::int`;
+  const rows = await db
+    .select({ b: bucket, n: sql<number>`count(*)::int` })
+    .from(widgetLoads)
+    .where(and(eq(widgetLoads.accountId, accountId), gte(widgetLoads.createdAt, start)))
+    .groupBy(sql`1`);
+  const out = new Array<number>(b.count).fill(0);
+  for (const r of rows) if (r.b >= 0 && r.b < b.count) out[r.b] = Number(r.n);
+  return out;
+}
 
 async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', scope: Scopes, b: Layout): Promise<number[]> {
   const start = new Date(b.start);
@@ -137,7 +154,12 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
         .where(and(eq(aiFeedback.accountId, accountId), gte(aiFeedback.updatedAt, since)))
         .groupBy(aiFeedback.value),
       count(db.select({ n }).from(users).where(eq(users.accountId, accountId))),
-      Promise.all([histogram(db, 'visitors', scope, layout), histogram(db, 'conversations', scope, layout), histogram(db, 'bot', scope, layout)]),
+      Promise.all([
+        histogram(db, 'visitors', scope, layout),
+        histogram(db, 'conversations', scope, layout),
+        histogram(db, 'bot', scope, layout),
+        pageViewHistogram(db, accountId, layout),
+      ]),
       aiResolvedCount(db, accountId, since, scope.aiConversation),
     ]);
 
@@ -164,7 +186,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
     const pct = (x: number) => Math.round((x / deviceTotal) * 100);
     const fb = Object.fromEntries(feedback.map((f) => [f.value, Number(f.n)])) as Record<string, number>;
     const fbTotal = (fb.helpful ?? 0) + (fb.partially_helpful ?? 0) + (fb.not_helpful ?? 0);
-    const [visitorSeries, chatSeries, botSeries] = series;
+    const [visitorSeries, chatSeries, botSeries, pageViewSeries] = series;
 
     const data: DashboardStatsDto = {
       range,
@@ -186,7 +208,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
         }),
         visitors: visitorSeries,
         chats: chatSeries,
-        page_views: null, // page views are counted per visitor, not per hour
+        page_views: pageViewSeries,
         ai_answers: botSeries,
       },
       devices: deviceTotal > 0 ? { desktop: pct(deviceCounts.desktop), mobile: pct(deviceCounts.mobile), tablet: pct(deviceCounts.tablet) } : null,
