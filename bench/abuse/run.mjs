@@ -240,13 +240,14 @@ async function uploadsFlood({ flood, key, dataDir }) {
     else r.other.set(res.status, (r.other.get(res.status) ?? 0) + 1);
   });
   const grown = (await dirBytes(path.join(dataDir, 'storage'))) - before;
-  const other = [...r.other].map(([s, n]) => `${n} x ${s}`).join(', ');
+  // Status 0: refused before the body was read, the connection closed under the sender.
+  const other = [...r.other].map(([s, n]) => (s === 0 ? `${n} cut off mid-upload` : `${n} x ${s}`)).join(', ');
   return {
     attempted: `${attempts} uploads of ${(png.length / 1048576).toFixed(1)} MiB`,
-    accepted: `${r.ok} (${(grown / 1048576).toFixed(0)} MiB stored)`,
+    accepted: `${r.ok} (${(grown / 1048576).toFixed(0)} MiB stored, thumbnails included)`,
     refused: `${r.limited} 429${other ? `, ${other}` : ''}`,
-    withinLimits: undefined,
-    limits: 'upload budgets (count/bytes per visitor and account) if present; else 120 calls/visitor/min',
+    withinLimits: r.ok <= 20 && r.ok * png.length <= 40 * 1048576,
+    limits: 'default upload budget: 20 images and 40 MB per visitor and hour (UPLOADS_PER_VISITOR_HOUR, UPLOAD_MB_PER_VISITOR_HOUR)',
   };
 }
 
