@@ -73,6 +73,22 @@ const envSchema = z.object({
   JOB_ATTEMPTS: intInRange(5, 1, 50),
   JOB_BACKOFF_MS: intInRange(10_000, 100, 3_600_000),
   VISITOR_REPLY_BATCH_SECONDS: intInRange(120, 1, 86_400),
+  OUTBOX_CHECK_SECONDS: intInRange(60, 1, 86_400),
+  NOTIFY_EMAIL_BUDGET: intInRange(10, 1, 10_000),
+  NOTIFY_EMAIL_BUDGET_SECONDS: intInRange(3600, 1, 604_800),
+  NOTIFY_DIGEST_SECONDS: intInRange(900, 1, 86_400),
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
+  METRICS_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+    .refine((n) => n === undefined || (Number.isInteger(n) && n >= 1 && n <= 65535), { message: 'must be a port number from 1 to 65535' }),
   LLM_BASE_URL: optionalUrl(['http', 'https']),
   LLM_MODEL: z.string().trim().default(''),
   LLM_API_KEY: z.string().trim().default(''),
@@ -137,6 +153,8 @@ export interface Config {
   visitorReplies: { batchSeconds: number };
   /** Uploaded files: where they live, budgets, image limits, cleanup (services/storage.ts). */
   uploads: UploadsConfig;
+  /** /metrics: a bearer token, and/or its own port; with neither, loopback only (routes/health/metrics.ts). */
+  metrics: { token: string | undefined; port: number | undefined };
 }
 
 export interface WidgetLimitsConfig {
@@ -199,8 +217,17 @@ export interface JobsConfig {
   batchWindowSeconds: number;
   /** BullMQ key prefix (tests use a unique one). */
   queuePrefix: string;
-  /** In-process runner: how often the database is polled for due jobs. */
+  /** In-process runner and outbox relay: how often the database is polled for due jobs. */
   pollMs: number;
+  /** OUTBOX_CHECK_SECONDS: a job relayed this long ago and not finished is checked with the queue (lost: relayed again). */
+  outboxCheckSeconds: number;
+  /** The relay treats a queue that does not answer within this as down (milliseconds). */
+  relayTimeoutMs: number;
+  /** NOTIFY_EMAIL_BUDGET: notification emails per account within NOTIFY_EMAIL_BUDGET_SECONDS; the rest go in a digest. */
+  emailBudget: number;
+  emailBudgetSeconds: number;
+  /** NOTIFY_DIGEST_SECONDS: at most one digest email per account this often. */
+  digestSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -275,6 +302,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batchWindowSeconds: 600,
       queuePrefix: 'parley',
       pollMs: 1000,
+      outboxCheckSeconds: e.OUTBOX_CHECK_SECONDS,
+      relayTimeoutMs: 5000,
+      emailBudget: e.NOTIFY_EMAIL_BUDGET,
+      emailBudgetSeconds: e.NOTIFY_EMAIL_BUDGET_SECONDS,
+      digestSeconds: e.NOTIFY_DIGEST_SECONDS,
     },
     visitorReplies: { batchSeconds: e.VISITOR_REPLY_BATCH_SECONDS },
     uploads: {
@@ -296,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       abandonedAfterMs: e.UPLOAD_ABANDONED_MINUTES * 60_000,
       budgetPrefix: `${e.RATE_LIMIT_PREFIX}:upload`,
     },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,

@@ -1,7 +1,10 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
-import { conversations, messages, users, visitors } from '../db/schema.js';
+import { conversations, messages, outbox, users, visitors } from '../db/schema.js';
+import type { JobQueue } from '../jobs/types.js';
+import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
+import { writeOutbox } from '../outbox/outbox.js';
 import type { UploadedImage } from '../plugins/uploads.js';
 import type { ConversationRow } from '../presenters/conversation.js';
 import type { MessageRow } from '../presenters/message.js';
@@ -40,6 +43,16 @@ export interface SendMessageResult {
   conversationCreated: boolean;
 }
 
+type Stored = SendMessageResult & { jobsRecorded: number };
+
+interface Deps {
+  db: Db;
+  storage: Storage;
+  events: DomainEvents;
+  /** The job queue: the jobs a message causes are recorded in the outbox with the message. */
+  jobs?: Pick<JobQueue, 'settings' | 'wake'> | undefined;
+}
+
 async function findByClientId(db: Tx, visitorId: string, clientId: string): Promise<MessageRow | undefined> {
   const [row] = await db
     .select({ message: messages })
@@ -52,22 +65,22 @@ async function findByClientId(db: Tx, visitorId: string, clientId: string): Prom
 
 /**
  * Stores one chat message, console or widget: finds or creates the visitor's conversation,
- * inserts the message once per client_id, and updates the conversation's last message and
- * unread count, all in one transaction. Callers emit real-time events after it returns.
+ * inserts the message once per client_id, updates the conversation's last message and unread
+ * count, and records the notification jobs the message causes in the outbox, all in one
+ * transaction. Callers emit real-time events after it returns.
  */
-export async function sendMessage(
-  deps: { db: Db; storage: Storage; events: DomainEvents },
-  input: SendMessageInput,
-): Promise<SendMessageResult> {
-  const result = await storeMessage(deps, input);
-  // After the commit: real-time push, notifications and learning react to a new message (a
-  // repeated client_id stored nothing new).
+export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<SendMessageResult> {
+  const rules = deps.jobs ? await messageJobRules(deps.db, deps.jobs.settings, { accountId: input.visitor.accountId, senderType: input.senderType }) : [];
+  const { jobsRecorded, ...result } = await storeMessage(deps, input, rules);
+  if (jobsRecorded > 0) deps.jobs?.wake();
+  // After the commit: real-time push and learning react to a new message (a repeated
+  // client_id stored nothing new).
   const { created, ...stored } = result;
   if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored });
   return result;
 }
 
-async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessageInput): Promise<SendMessageResult> {
+async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJobRule[]): Promise<Stored> {
   const { db, storage } = deps;
   const { visitor, clientId } = input;
   const accountId = visitor.accountId;
@@ -80,7 +93,7 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
   // The file is written before the transaction so no row ever points at a missing file.
   const filePath = input.image ? await storage.save(accountId, input.image.bytes, input.image.ext) : '';
 
-  const fast = await appendToConversation(db, input, filePath);
+  const fast = await appendToConversation(db, input, filePath, rules);
   if (fast) return fast;
 
   return db.transaction(async (tx) => {
@@ -137,13 +150,18 @@ async function storeMessage(deps: { db: Db; storage: Storage }, input: SendMessa
       .where(eq(conversations.id, conversation.id))
       .returning();
     const current = fromVisitor ? await touchVisitor(tx, visitor) : visitor;
+    const now = updated ?? conversation;
+    const jobs = rules
+      .filter((r) => ruleApplies(r, { opened, unreadCount: now.unreadCount }))
+      .map((r) => ruleEntry(r, { accountId, conversationId: now.id, messageId: inserted.id }));
     return {
       message: inserted,
-      conversation: updated ?? conversation,
+      conversation: now,
       visitor: current,
       authorName: input.author?.name ?? null,
       created: true,
       conversationCreated: opened,
+      jobsRecorded: await writeOutbox(tx, jobs),
     };
   });
 }
@@ -154,10 +172,10 @@ async function authorNameOf(db: Tx, authorId: number | null): Promise<string | n
   return row?.name ?? null;
 }
 
-async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise<SendMessageResult> {
+async function repeat(db: Tx, message: MessageRow, visitor: VisitorRow): Promise<Stored> {
   const [conversation] = await db.select().from(conversations).where(eq(conversations.id, message.conversationId));
   if (!conversation) throw new Error('message without conversation');
-  return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false, conversationCreated: false };
+  return { message, conversation, visitor, authorName: await authorNameOf(db, message.authorId), created: false, conversationCreated: false, jobsRecorded: 0 };
 }
 
 /** Last seen is minute-grained: a visitor writing fast does not rewrite their row each time. */
@@ -182,7 +200,9 @@ const param = (name: string) => sql.placeholder(name);
 /**
  * The common case in one statement (one round trip, atomic): the conversation exists and the
  * message is new. Built once and run as a named prepared statement, so PostgreSQL parses and
- * plans it once per connection, not once per message.
+ * plans it once per connection, not once per message. The notification jobs the message causes
+ * (`jobs`: the rules of notifications/messageJobs.ts as JSON) are outbox rows written by the
+ * same statement, only when a rule applies (most messages write none): ruleEntry() in SQL.
  */
 const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
   with conv as (select id from ${conversations} where visitor_id = ${param('visitorId')}),
@@ -200,11 +220,24 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
       status = case when ${param('fromVisitor')}::boolean then 'open' else c.status end
     from ins where c.id = ins.conversation_id
     returning c.*
+  ),
+  ob as (
+    insert into ${outbox} (topic, name, payload, dedupe_key, run_at)
+    select 'job', j.name,
+      jsonb_build_object('accountId', upd.account_id, 'conversationId', upd.id, 'key', gen_random_uuid()::text)
+        || case when j.with_message then jsonb_build_object('messageId', ins.id) else '{}'::jsonb end,
+      j.dedupe_prefix || upd.id::text,
+      now() + j.delay_ms * interval '1 millisecond'
+    from ins join upd on upd.id = ins.conversation_id
+      cross join jsonb_to_recordset(${param('jobs')}::jsonb) as j(name text, dedupe_prefix text, delay_ms bigint, cond text, with_message boolean)
+    where j.cond = 'always' or (j.cond = 'firstUnread' and upd.unread_count <= 1)
+    on conflict (dedupe_key) where status in ('pending', 'relayed') do nothing
+    returning id
   )
-  select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c`);
+  select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c, (select count(*)::int from ob) as jobs`);
 
 /** Anything else than the common case (first message, a repeated client_id) returns undefined and takes the transaction path. */
-async function appendToConversation(db: Db, input: SendMessageInput, filePath: string): Promise<SendMessageResult | undefined> {
+async function appendToConversation(db: Db, input: SendMessageInput, filePath: string, rules: MessageJobRule[]): Promise<Stored | undefined> {
   const { visitor } = input;
   const fromVisitor = input.senderType === 'visitor';
   const statement = db._.session.prepareQuery(APPEND_QUERY, undefined, 'parley_append_message', false);
@@ -218,8 +251,14 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
     filePath,
     lastMessage: input.text || IMAGE_PLACEHOLDER,
     fromVisitor,
+    // 'opened' never applies here: the conversation exists.
+    jobs: JSON.stringify(
+      rules
+        .filter((r) => r.when !== 'opened')
+        .map((r) => ({ name: r.name, dedupe_prefix: r.dedupePrefix, delay_ms: r.delayMs, cond: r.when, with_message: r.withMessageId })),
+    ),
   });
-  const row = (res as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null }[] }).rows[0];
+  const row = (res as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null; jobs: number }[] }).rows[0];
   if (!row?.m || !row.c) return undefined;
   const message = rowFromJson(messages, row.m);
   return {
@@ -229,5 +268,6 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
     authorName: input.author?.name ?? null,
     created: true,
     conversationCreated: false,
+    jobsRecorded: row.jobs,
   };
 }

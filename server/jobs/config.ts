@@ -1,4 +1,5 @@
 import type { JobsConfig } from '../config.js';
+import type { RelaySettings } from '../outbox/relay.js';
 
 export interface JobsSettings {
   missedChatDelayMs: number;
@@ -7,6 +8,10 @@ export interface JobsSettings {
   batchWindowMs: number;
   queuePrefix: string;
   pollMs: number;
+  /** The outbox relay in front of the runner. */
+  relay: RelaySettings;
+  /** The owner's notification emails: at most `count` per account within `windowMs`; the rest wait for a digest, at most one per `digestMs`. */
+  emailBudget: { count: number; windowMs: number; digestMs: number };
 }
 
 /** The jobs' settings in the units they use, from config.jobs. */
@@ -18,5 +23,7 @@ export function jobsSettings(c: JobsConfig): JobsSettings {
     batchWindowMs: c.batchWindowSeconds * 1000,
     queuePrefix: c.queuePrefix,
     pollMs: c.pollMs,
+    relay: { pollMs: c.pollMs, checkAfterMs: c.outboxCheckSeconds * 1000, deliverTimeoutMs: c.relayTimeoutMs },
+    emailBudget: { count: c.emailBudget, windowMs: c.emailBudgetSeconds * 1000, digestMs: c.digestSeconds * 1000 },
   };
 }

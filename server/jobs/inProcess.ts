@@ -1,8 +1,9 @@
 import { and, asc, count, eq, inArray, lte, min } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { jobs } from '../db/schema.js';
-import { backoffDelay, runJob, validatePayload } from './registry.js';
-import { DeferJob, PermanentJobError, type EnqueueOptions, type JobContext, type JobCounts, type JobRunner } from './types.js';
+import { finishOutbox, type OutboxRow } from '../outbox/outbox.js';
+import { backoffDelay, runJob } from './registry.js';
+import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type JobCounts } from './types.js';
 
 /** A running job whose process died is handed back after this long. */
 const LOCK_MS = 5 * 60_000;
@@ -13,10 +14,11 @@ const CLOSE_GRACE_MS = 10_000;
 type JobRow = typeof jobs.$inferSelect;
 
 /**
- * The runner without Redis: every job is a row first (so a delayed or pending job survives a
- * restart), claimed with FOR UPDATE SKIP LOCKED (safe with several processes on PostgreSQL).
+ * The runner without Redis: the relay moves a job from the outbox into this table (so a delayed
+ * or pending job survives a restart), claimed with FOR UPDATE SKIP LOCKED (safe with several
+ * processes on PostgreSQL).
  */
-export class InProcessRunner implements JobRunner {
+export class InProcessRunner implements JobBackend {
   readonly kind = 'in-process' as const;
   private running = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -30,23 +32,27 @@ export class InProcessRunner implements JobRunner {
     private ctx: JobContext,
   ) {}
 
-  async enqueue(name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
-    const data = validatePayload(name, payload);
-    const runAt = new Date(Date.now() + (opts.delayMs ?? 0));
-    const added = await this.db
-      .insert(jobs)
-      .values({
-        name,
-        payload: data,
-        maxAttempts: this.ctx.settings.attempts,
-        backoffMs: this.ctx.settings.backoffMs,
-        runAt,
-        dedupeKey: opts.dedupeKey ?? null,
-      })
-      // The only conflict is the partial unique index on dedupe_key: already pending, nothing to add.
-      .onConflictDoNothing()
-      .returning({ id: jobs.id });
-    if (added.length > 0) this.wakeAt(runAt.getTime());
+  /** Outbox sink: the job moves into the runner's table and leaves the outbox in one transaction. */
+  async deliver(row: OutboxRow): Promise<'removed'> {
+    const added = await this.db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(jobs)
+        .values({
+          name: row.name,
+          payload: row.payload,
+          maxAttempts: this.ctx.settings.attempts,
+          backoffMs: this.ctx.settings.backoffMs,
+          runAt: row.runAt,
+          dedupeKey: row.dedupeKey,
+        })
+        // The only conflict is the partial unique index on dedupe_key: already pending, it joins that job.
+        .onConflictDoNothing()
+        .returning({ id: jobs.id });
+      await finishOutbox(tx, [row.id]);
+      return inserted.length > 0;
+    });
+    if (added) this.wakeAt(new Date(row.runAt).getTime());
+    return 'removed';
   }
 
   async cancel(dedupeKey: string): Promise<void> {

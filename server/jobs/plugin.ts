@@ -6,7 +6,10 @@ import { createMailer } from '../services/mail.js';
 import { BullmqRunner } from './bullmq.js';
 import { type JobsSettings, jobsSettings } from './config.js';
 import { InProcessRunner } from './inProcess.js';
-import { registerMetrics } from './metrics.js';
+import { Registry } from 'prom-client';
+import { serveMetrics } from '../routes/health/metrics.js';
+import { registerJobMetrics } from './metrics.js';
+import { Jobs } from './queue.js';
 import type { JobContext, JobQueue, JobRunner } from './types.js';
 
 declare module 'fastify' {
@@ -20,7 +23,8 @@ declare module 'fastify' {
 export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, settings: JobsSettings = jobsSettings(config.jobs)): JobRunner {
   const mailer = createMailer(config, log);
   const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root };
-  const runner = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
+  const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
+  const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);
   runner.close = async () => {
     await close();
@@ -29,14 +33,21 @@ export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, 
   return runner;
 }
 
-/** Starts the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
+/** Starts the outbox relay and the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
 export async function registerJobs(app: FastifyInstance): Promise<void> {
   const settings = jobsSettings(app.config.jobs);
   const runner = createJobRunner(app.config, app.db, app.log, settings);
   app.decorate('jobs', runner as JobQueue);
-  subscribeNotifications({ db: app.db, events: app.events, jobs: runner, settings });
-  registerMetrics(app, runner);
-  if (app.config.jobs.workers) app.addHook('onReady', () => runner.startWorkers());
+  subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
+  // One registry per app, so several apps in one process (tests) do not collide.
+  const registry = new Registry();
+  registerJobMetrics(registry, runner);
+  serveMetrics(app, registry);
+  // Every node relays the outbox, whether or not it runs workers: any live node hands jobs over.
+  app.addHook('onReady', async () => {
+    runner.startRelay();
+    if (app.config.jobs.workers) await runner.startWorkers();
+  });
   // Before the database closes: stop taking jobs, let running ones finish or hand them back.
   app.addHook('onClose', () => runner.close());
 }

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import type { Db } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
+import type { OutboxRow, OutboxSink } from '../outbox/outbox.js';
+import type { OutboxCounts, RelayTotals } from '../outbox/relay.js';
 import type { Mailer } from '../services/mail.js';
 import type { JobsSettings } from './config.js';
 import type { JobName, JobPayloads } from './registry.js';
@@ -41,19 +43,44 @@ export interface JobCounts {
   failed: number;
 }
 
+/** The outbox topic of jobs: a job is an outbox row first, relayed to the runner by any live node. */
+export const JOB_TOPIC = 'job';
+
 /** The app's queue (app.jobs): the same behaviour on BullMQ and in-process. */
 export interface JobQueue {
   readonly kind: 'bullmq' | 'in-process';
-  enqueue<N extends JobName>(name: N, payload: JobPayloads[N], opts?: EnqueueOptions): Promise<void>;
+  readonly settings: JobsSettings;
+  /**
+   * Records the job in the outbox (durable at once, even while Redis is down) and wakes the
+   * relay. Pass `tx` to record it in the caller's transaction: it then exists exactly when the
+   * write that causes it commits (call `wake()` after the commit).
+   */
+  enqueue<N extends JobName>(name: N, payload: JobPayloads[N], opts?: EnqueueOptions, tx?: Tx): Promise<void>;
+  /** Outbox rows were written in a transaction that committed: relay them now. */
+  wake(): void;
   /** Drops the pending job holding this dedupe key (a running one finishes). */
   cancel(dedupeKey: string): Promise<void>;
   counts(): Promise<JobCounts>;
+  /** The outbox as /metrics shows it: rows waiting for the relay, relayed, failed, lost. */
+  outbox(): Promise<OutboxCounts & { totals: RelayTotals }>;
 }
 
 export interface JobRunner extends JobQueue {
   /** Starts taking jobs (the server's in-process workers, or `npm run worker`). */
   startWorkers(): Promise<void>;
+  /** Starts relaying the outbox (every server node and worker; independent of workers). */
+  startRelay(): void;
   /** Stops taking jobs, lets running ones finish (or hands them back), releases connections. */
+  close(): Promise<void>;
+}
+
+/** What a runner does; the outbox and the relay in front of it are the same for both. */
+export interface JobBackend extends OutboxSink {
+  readonly kind: 'bullmq' | 'in-process';
+  /** The outbox rows holding `dedupeKey` were dropped (`relayed` ones reached the backend): drop the pending job too. */
+  cancel(dedupeKey: string, relayed: OutboxRow[]): Promise<void>;
+  counts(): Promise<JobCounts>;
+  startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   await database.migrate();
   // This process exists to run jobs, whatever JOBS_WORKERS says for the web process.
   const runner = createJobRunner(config, database.db, log);
+  runner.startRelay();
   await runner.startWorkers();
   log.info(`Parley worker is running (${runner.kind}, ${database.kind})`);
   const shutdown = async (signal: string) => {

@@ -1,60 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import type { JobsSettings } from '../jobs/config.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { DomainEvents } from '../services/domainEvents.js';
-import { isAgentOnline } from '../services/presence.js';
 import { chatLimitNoticeSent } from './chatLimit.js';
-import type { NotificationKind } from './compose.js';
+import { notifyDedupeKey } from './messageJobs.js';
 
-const JOB: Record<NotificationKind, 'notify.newChat' | 'notify.offlineMessage' | 'notify.missedChat'> = {
-  newChat: 'notify.newChat',
-  offlineMessage: 'notify.offlineMessage',
-  missedChat: 'notify.missedChat',
-};
-
-/** One pending job per conversation and kind holds this key (enqueue joins it, cancel drops it). */
-const dedupeKeyOf = (kind: NotificationKind, conversationId: number) => `notify:${kind}:${conversationId}`;
-
-/** Turns chat events into notification jobs; the jobs decide (toggles, answers, window) when they run. */
-export function subscribeNotifications(deps: { db: Db; events: DomainEvents; jobs: JobQueue; settings: JobsSettings }): void {
-  const { db, events, jobs, settings } = deps;
-
-  /**
-   * One pending job per conversation and kind (later triggers join it). The job itself waits
-   * for the end of the batching window since the last email (notifyOwner defers): a busy
-   * visitor gets one email, sent with the latest messages, instead of a flood, and a visitor
-   * message costs no lookup here.
-   */
-  async function schedule(kind: NotificationKind, accountId: string, conversationId: number, delayMs = 0, messageId?: number) {
-    await jobs.enqueue(
-      JOB[kind],
-      { accountId, conversationId, key: randomUUID(), ...(messageId !== undefined ? { messageId } : {}) },
-      { delayMs, dedupeKey: dedupeKeyOf(kind, conversationId) },
-    );
-  }
+/**
+ * Reactions to events that are not in a message's own write. A visitor message's notification
+ * jobs are recorded with the message itself (commands/sendMessage.ts, rules in messageJobs.ts).
+ */
+export function subscribeNotifications(deps: { db: Db; events: DomainEvents; jobs: JobQueue }): void {
+  const { db, events, jobs } = deps;
 
   events.on('message.stored', async (e) => {
-    const conversationId = e.conversation.id;
-    if (e.message.senderType === 'user') {
-      // An agent answered: the missed-chat check waiting on this conversation is not needed.
-      await jobs.cancel(dedupeKeyOf('missedChat', conversationId));
-      return;
-    }
-    if (e.message.senderType !== 'visitor') return;
-    if (e.conversationCreated) await schedule('newChat', e.accountId, conversationId);
-    if (!(await isAgentOnline(db, e.accountId))) await schedule('offlineMessage', e.accountId, conversationId);
-    // The missed-chat clock starts at the first visitor message since the last answer (or read;
-    // a new conversation's first message too): later ones join that stretch, so a visitor
-    // writing on costs no job write per message.
-    if (e.conversation.unreadCount <= 1) {
-      await schedule('missedChat', e.accountId, conversationId, settings.missedChatDelayMs, e.message.id);
-    }
-    // Background: a send's ack never waits for presence lookups or job writes. A missed-chat job
-    // that lands after the agent's cancel is harmless: it checks for an answer when it runs.
+    // An agent answered: the missed-chat check waiting on this conversation is not needed. A
+    // cancel that never happens (a crash) is harmless: the job checks for an answer when it runs.
+    if (e.message.senderType === 'user') await jobs.cancel(notifyDedupeKey('missedChat', e.conversation.id));
   }, { background: true });
 
-  events.on('offline.message', (e) => schedule('offlineMessage', e.accountId, e.conversationId), { background: true });
+  // The offline form's message is stored by sendMessage (which records the offline email when no
+  // agent is online); sent while agents are online (e.g. the chat limit refused a chat), it still
+  // emails. The outbox row joins a pending one of the conversation.
+  events.on('offline.message', async (e) => {
+    await jobs.enqueue(
+      'notify.offlineMessage',
+      { accountId: e.accountId, conversationId: e.conversationId, key: randomUUID() },
+      { dedupeKey: notifyDedupeKey('offlineMessage', e.conversationId) },
+    );
+  }, { background: true });
 
   // Every refused visitor emits this; the owner hears about it once a month.
   events.on('chat.limitReached', async (e) => {

@@ -122,15 +122,17 @@ export type RunnerKind = 'in-process' | 'bullmq';
 export interface ReopenableDb {
   open(): Promise<Database>;
   drop(): Promise<void>;
+  /** The environment that makes a server process use this database. */
+  env: Record<string, string>;
 }
 
 export async function reopenableDb(): Promise<ReopenableDb> {
   if (TEST_DB === 'postgres') {
     const created = await createPgDatabase();
-    return { open: () => openPostgres(created.url), drop: created.drop };
+    return { open: () => openPostgres(created.url), drop: created.drop, env: { DATABASE_URL: created.url } };
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-jobs-pg-'));
-  return { open: () => openPglite(dir), drop: () => fs.rm(dir, { recursive: true, force: true }) };
+  return { open: () => openPglite(dir), drop: () => fs.rm(dir, { recursive: true, force: true }), env: { DATA_DIR: dir } };
 }
 
 export interface JobsTestApp {
@@ -172,7 +174,8 @@ export async function buildJobsApp(opts: {
       await app.close();
       await database.close();
       await owned?.drop();
-      if (opts.runner === 'bullmq' && jobs.queuePrefix) await dropRedisPrefix(jobs.queuePrefix);
+      // A private redis-server (env REDIS_URL) goes with its test.
+      if (opts.runner === 'bullmq' && jobs.queuePrefix && !opts.env?.REDIS_URL) await dropRedisPrefix(jobs.queuePrefix);
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -223,4 +226,118 @@ export function jobsSuite(): { smtp: TestSmtp; t: JobsTestApp | undefined } {
     s.smtp.failNext(0);
   });
   return s;
+}
+
+/** A redis-server of the test's own on a free port, so it can be killed and restarted (never the shared one). */
+export interface PrivateRedis {
+  url: string;
+  start(): Promise<void>;
+  /** SIGKILL: what a crash or an orchestrator's restart does; without persistence every key is gone. */
+  kill(): Promise<void>;
+}
+
+export async function privateRedis(): Promise<PrivateRedis> {
+  const { spawn } = await import('node:child_process');
+  const net = await import('node:net');
+  const { freePort } = await import('./sockets.js');
+  const port = await freePort();
+  let child: import('node:child_process').ChildProcess | undefined;
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+  const redis: PrivateRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      for (let i = 0; i < 100; i++) {
+        if (await answers()) return;
+        await sleep(50);
+      }
+      throw new Error('redis-server did not start (is redis-server installed?)');
+    },
+    async kill() {
+      if (!child || child.exitCode !== null) return;
+      const gone = new Promise((r) => child?.once('exit', r));
+      child.kill('SIGKILL');
+      await gone;
+    },
+  };
+  await redis.start();
+  return redis;
+}
+
+/**
+ * A real server process (`server/index.ts` under tsx, no build needed) that a test can kill -9:
+ * nothing of it survives, as in a crash (an in-process app would keep its timers and queued
+ * Redis commands).
+ */
+export interface ServerProcess {
+  base: string;
+  kill(): Promise<void>;
+  output(): string;
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const { spawn } = await import('node:child_process');
+  const { REPO_ROOT } = await import('../paths.js');
+  const { freePort } = await import('./sockets.js');
+  const port = await freePort();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-proc-'));
+  // tsx resolves @parley/shared to its sources, as vitest does (its package points at dist/).
+  const tsconfig = path.join(dir, 'tsconfig.json');
+  await fs.writeFile(
+    tsconfig,
+    JSON.stringify({
+      extends: path.join(REPO_ROOT, 'server/tsconfig.json'),
+      compilerOptions: { baseUrl: path.join(REPO_ROOT, 'server'), paths: { '@parley/shared': [path.join(REPO_ROOT, 'shared/src/index.ts')] } },
+    }),
+  );
+  let out = '';
+  // node itself with tsx's loader (not the tsx command, which runs the server in a second process a kill -9 would orphan).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'server/index.ts')], {
+    cwd: REPO_ROOT,
+    env: {
+      TSX_TSCONFIG_PATH: tsconfig,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.homedir(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      LOGIN_LIMIT_PER_IP: '100000',
+      LOGIN_LIMIT_PER_EMAIL: '100000',
+      REGISTER_LIMIT_PER_IP: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise((r) => child.once('exit', r));
+  const base = `http://127.0.0.1:${port}`;
+  const proc: ServerProcess = {
+    base,
+    output: () => out,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return proc;
+    await sleep(250);
+  }
+  await proc.kill();
+  throw new Error(`server process did not become ready:\n${out}`);
 }

@@ -1,4 +1,4 @@
-// Tables of the jobs area; migration: migrations/0004_jobs.sql (see db/migrate.ts).
+// Tables of the jobs area; migrations: migrations/0004_jobs.sql, 0010_outbox.sql (see db/migrate.ts).
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts, conversations } from './core.js';
@@ -47,13 +47,51 @@ export const sentEmails = pgTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     /** Null for account-wide emails (the monthly chat limit notice). */
     conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply', 'loginAttack', 'emailChange'] }).notNull(),
-    status: text('status', { enum: ['sending', 'sent'] }).notNull().default('sending'),
+    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply', 'loginAttack', 'emailChange', 'digest'] }).notNull(),
+    /** 'held': over the account's email budget, waiting for the digest; 'digested': told in one. */
+    status: text('status', { enum: ['sending', 'sent', 'held', 'digested'] }).notNull().default('sending'),
     recipient: text('recipient').notNull(),
     /** Held by the run sending it: a second run of the same job waits instead of sending too. */
     lockedUntil: timestamp('locked_until', { withTimezone: true }),
     sentAt: timestamp('sent_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('sent_emails_conversation_kind_idx').on(t.conversationId, t.kind, t.sentAt)],
+  (t) => [
+    index('sent_emails_conversation_kind_idx').on(t.conversationId, t.kind, t.sentAt),
+    index('sent_emails_account_created_idx').on(t.accountId, t.createdAt),
+  ],
+);
+
+/**
+ * The outbox (server/outbox/): work written in the same transaction as the write that causes
+ * it, relayed by any live node. `topic` names the relay ('job' today); a relayed row stays until
+ * its work finished, so a queue that lost it is noticed and the row relayed again.
+ */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    topic: text('topic').notNull(),
+    name: text('name').notNull(),
+    payload: jsonb('payload').$type<unknown>().notNull(),
+    /** At most one unfinished row per key: a later trigger joins it. */
+    dedupeKey: text('dedupe_key'),
+    /** When the work is due (a delayed job). */
+    runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
+    status: text('status', { enum: ['pending', 'relayed', 'failed'] }).notNull().default('pending'),
+    /** Relay attempts (not job runs). */
+    attempts: integer('attempts').notNull().default(0),
+    /** Held by the relay handing it over; a relay that died lets it go when this passes. */
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    /** Last handed over (or last seen in the queue). */
+    relayedAt: timestamp('relayed_at', { withTimezone: true }),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('outbox_status_idx').on(t.status, t.id),
+    uniqueIndex('outbox_dedupe_idx')
+      .on(t.dedupeKey)
+      .where(sql`status in ('pending', 'relayed')`),
+  ],
 );

@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/harness.js';
+import { freePort } from '../../test/sockets.js';
+
+/** Issue 11: /metrics was public. A token, its own port, or this machine only. */
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const TOKEN = 'a-long-metrics-token-for-tests';
+const metrics = (headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
+  t!.app.inject({ method: 'GET', url: '/metrics', headers, remoteAddress });
+
+describe('GET /metrics', () => {
+  it('without METRICS_TOKEN or METRICS_PORT answers only this machine, not a peer elsewhere nor a request a local proxy forwards', async () => {
+    t = await createTestApp();
+    const local = await metrics();
+    expect(local.statusCode).toBe(200);
+    expect(local.body).toMatch(/^parley_jobs_pending \d+$/m);
+    expect(local.body).toMatch(/^parley_outbox_pending 0$/m);
+    expect(local.body).toMatch(/^parley_outbox_oldest_pending_seconds 0$/m);
+    expect(local.body).toMatch(/^parley_outbox_lost_total 0$/m);
+    const message = 'Metrics are served only to this machine: set METRICS_TOKEN or METRICS_PORT to scrape them from elsewhere';
+    for (const res of [await metrics({}, '203.0.113.7'), await metrics({ 'x-forwarded-for': '203.0.113.7' }), await metrics({}, '10.0.0.5')]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ message, error: message });
+      expect(res.body).not.toContain('parley_');
+    }
+  });
+
+  it('with METRICS_TOKEN answers only the bearer token, from anywhere', async () => {
+    t = await createTestApp({ METRICS_TOKEN: TOKEN });
+    for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }]) {
+      const res = await metrics(headers);
+      expect(res.statusCode, JSON.stringify(headers)).toBe(401);
+      expect(res.json()).toEqual({ message: 'Unauthenticated', error: 'Unauthenticated' });
+    }
+    const ok = await metrics({ authorization: `Bearer ${TOKEN}` }, '203.0.113.7');
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toMatch(/^parley_outbox_relayed 0$/m);
+  });
+
+  it('with METRICS_PORT serves it on that port only (and asks for the token when one is set)', async () => {
+    const port = await freePort();
+    t = await createTestApp({ METRICS_PORT: String(port), HOST: '127.0.0.1' });
+    const onApp = await metrics();
+    expect(onApp.statusCode).toBe(404);
+    expect(onApp.json()).toEqual({ message: 'Not found', error: 'Not found' });
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^parley_jobs_failed_total 0$/m);
+    const other = await fetch(`http://127.0.0.1:${port}/api/vms/user`);
+    expect(other.status).toBe(404);
+    await t.close();
+
+    t = await createTestApp({ METRICS_PORT: String(port), HOST: '127.0.0.1', METRICS_TOKEN: TOKEN });
+    const refused = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ message: 'Unauthenticated', error: 'Unauthenticated' });
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('refuses a short METRICS_TOKEN and a bad METRICS_PORT at start', async () => {
+    const { loadConfig } = await import('../../config.js');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT: must be a port number/);
+  });
+});
