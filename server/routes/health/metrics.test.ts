@@ -32,7 +32,8 @@ describe('GET /metrics', () => {
 
   it('with METRICS_TOKEN answers only the bearer token, from anywhere', async () => {
     t = await createTestApp({ METRICS_TOKEN: TOKEN });
-    for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }]) {
+    const tries: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token' }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }];
+    for (const headers of tries) {
       const res = await metrics(headers);
       expect(res.statusCode, JSON.stringify(headers)).toBe(401);
       expect(res.json()).toEqual({ message: 'Unauthenticated', error: 'Unauthenticated' });
