@@ -86,11 +86,14 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
 
   let redis: RedisClientType | undefined;
   if (config.redisUrl) {
-    redis = createClient({ url: config.redisUrl });
+    // While Redis is down its commands fail at once instead of waiting in an offline queue: the
+    // rate limits fall back to this node's memory and a chat is still stored (its jobs wait in the outbox).
+    redis = createClient({ url: config.redisUrl, disableOfflineQueue: true });
     redis.on('error', (err) => app.log.warn({ err }, 'redis error'));
     await redis.connect();
     app.addHook('onClose', async () => {
-      await redis?.quit().catch(() => {});
+      if (redis?.isReady) await redis.quit().catch(() => {});
+      else if (redis?.isOpen) redis.destroy();
     });
   }
 

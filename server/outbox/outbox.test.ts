@@ -43,6 +43,7 @@ describe('outbox with BullMQ on a private redis-server', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${v.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'Is anyone there?' }),
+        signal: AbortSignal.timeout(30_000),
       });
       expect(res.status).toBe(201);
       await node.kill();
