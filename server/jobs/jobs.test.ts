@@ -52,7 +52,7 @@ describe.each<RunnerKind>(['in-process', 'bullmq'])('restart (%s runner)', (runn
 
     s.t = await buildJobsApp({ runner, smtpUrl: s.smtp.url, jobs, db });
     const [mail] = await s.smtp.waitFor(1);
-    expect(decodeHeader(mail!.headers.subject!)).toBe('Missed chat from Rita');
+    expect(decodeHeader(mail!.headers.subject!)).toBe('Missed chat from visitor "Rita"');
     expect(mail!.to).toEqual([owner.email]);
     await sleep(300);
     expect(s.smtp.mails).toHaveLength(1);
@@ -82,7 +82,7 @@ describe('jobs without SMTP and without workers', () => {
     expect(files[0]).toMatch(/\.eml$/);
     const eml = await fs.readFile(path.join(dir, files[0]!), 'utf8');
     expect(eml).toContain(`To: ${owner.email}`);
-    expect(eml).toContain('Subject: New chat from Emil');
+    expect(eml).toContain('Subject: New chat from visitor "Emil"');
     expect(eml).toContain('Hi &lt;there&gt;');
   });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/types.js';
 import { notifyChatLimit } from './chatLimit.js';
+import { notifyDigest } from './digest.js';
 import { notifyOwner } from './notify.js';
 
 const payload = z.object({
@@ -21,4 +22,5 @@ export const notificationJobs = [
   defineJob({ name: 'notify.offlineMessage', schema: payload, handle: (p, ctx) => notifyOwner('offlineMessage', p, ctx) }),
   defineJob({ name: 'notify.missedChat', schema: payload, handle: (p, ctx) => notifyOwner('missedChat', p, ctx) }),
   defineJob({ name: 'notify.chatLimit', schema: chatLimitPayload, handle: (p, ctx) => notifyChatLimit(p, ctx) }),
+  defineJob({ name: 'notify.digest', schema: z.object({ accountId: z.uuid() }), handle: (p, ctx) => notifyDigest(p, ctx) }),
 ] as const;

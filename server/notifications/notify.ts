@@ -4,6 +4,7 @@ import { conversations, messages, sentEmails, users, visitors, widgetSettings } 
 import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
+import { takeFromBudget } from './budget.js';
 import { sendOnce } from './sendOnce.js';
 
 const LAST_MESSAGES = 10;
@@ -30,8 +31,9 @@ async function lastSentAt(db: Db, conversationId: number, kind: NotificationKind
 }
 
 /**
- * One notification job: checks the toggle, the answer (missed chat) and the batching window,
- * then sends the owner one email, recorded under a unique key before sending.
+ * One notification job: checks the toggle, the answer (missed chat), the batching window and
+ * the account's email budget, then sends the owner one email, recorded under a unique key
+ * before sending.
  */
 export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx: JobContext): Promise<void> {
   const { db, log } = ctx;
@@ -72,6 +74,13 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
   if (!owner) return;
 
   const record = { key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email };
+  // Past the account's email budget the email waits for the digest instead (a flood of chats
+  // is one "N new chats" email, not a hundred).
+  const gate = await takeFromBudget(ctx, record);
+  if (gate !== 'send') {
+    if (gate === 'held') log.info({ kind, conversationId: conversation.id }, 'notification held for the digest (email budget spent)');
+    return;
+  }
   const sent = await sendOnce(ctx, record, async () =>
     composeEmail({
       kind,
