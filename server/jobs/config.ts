@@ -23,7 +23,9 @@ export function jobsSettings(c: JobsConfig): JobsSettings {
     batchWindowMs: c.batchWindowSeconds * 1000,
     queuePrefix: c.queuePrefix,
     pollMs: c.pollMs,
-    relay: { pollMs: c.pollMs, checkAfterMs: c.outboxCheckSeconds * 1000, deliverTimeoutMs: c.relayTimeoutMs },
+    // The relay is woken by every write of this process; its polling only finds rows other
+    // processes left (a crash, Redis down), so it need not look as often as the in-process runner.
+    relay: { pollMs: Math.max(c.pollMs, 1000), checkAfterMs: c.outboxCheckSeconds * 1000, deliverTimeoutMs: c.relayTimeoutMs },
     emailBudget: { count: c.emailBudget, windowMs: c.emailBudgetSeconds * 1000, digestMs: c.digestSeconds * 1000 },
   };
 }
