@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, lte, min } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
 import { jobs } from '../db/schema.js';
-import { finishOutbox, type OutboxRow } from '../outbox/outbox.js';
+import { finishOutbox, type OutboxEntry, type OutboxRow } from '../outbox/outbox.js';
 import { backoffDelay, runJob } from './registry.js';
 import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type JobCounts } from './types.js';
 
@@ -35,24 +35,28 @@ export class InProcessRunner implements JobBackend {
   /** Outbox sink: the job moves into the runner's table and leaves the outbox in one transaction. */
   async deliver(row: OutboxRow): Promise<'removed'> {
     const added = await this.db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(jobs)
-        .values({
-          name: row.name,
-          payload: row.payload,
-          maxAttempts: this.ctx.settings.attempts,
-          backoffMs: this.ctx.settings.backoffMs,
-          runAt: row.runAt,
-          dedupeKey: row.dedupeKey,
-        })
-        // The only conflict is the partial unique index on dedupe_key: already pending, it joins that job.
-        .onConflictDoNothing()
-        .returning({ id: jobs.id });
+      const inserted = await this.insert(tx, row.name, row.payload, row.runAt, row.dedupeKey);
       await finishOutbox(tx, [row.id]);
-      return inserted.length > 0;
+      return inserted;
     });
     if (added) this.wakeAt(new Date(row.runAt).getTime());
     return 'removed';
+  }
+
+  /** Without a transaction to join, a job goes straight into the table (durable at once; no relay needed). */
+  async insertNow(entry: OutboxEntry): Promise<void> {
+    const runAt = new Date(Date.now() + (entry.delayMs ?? 0));
+    if (await this.insert(this.db, entry.name, entry.payload, runAt, entry.dedupeKey ?? null)) this.wakeAt(runAt.getTime());
+  }
+
+  private async insert(db: Tx, name: string, payload: unknown, runAt: Date, dedupeKey: string | null): Promise<boolean> {
+    const inserted = await db
+      .insert(jobs)
+      .values({ name, payload, maxAttempts: this.ctx.settings.attempts, backoffMs: this.ctx.settings.backoffMs, runAt, dedupeKey })
+      // The only conflict is the partial unique index on dedupe_key: already pending, it joins that job.
+      .onConflictDoNothing()
+      .returning({ id: jobs.id });
+    return inserted.length > 0;
   }
 
   async cancel(dedupeKey: string): Promise<void> {

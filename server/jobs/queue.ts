@@ -31,7 +31,9 @@ export class Jobs implements JobRunner {
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N], opts: EnqueueOptions = {}, tx?: Tx): Promise<void> {
-    await writeOutbox(tx ?? this.db, [jobEntry(name, payload, opts)]);
+    const entry = jobEntry(name, payload, opts);
+    if (!tx && this.backend.insertNow) return this.backend.insertNow(entry);
+    await writeOutbox(tx ?? this.db, [entry]);
     if (!tx) this.wake();
   }
 

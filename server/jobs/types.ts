@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
-import type { OutboxRow, OutboxSink } from '../outbox/outbox.js';
+import type { OutboxEntry, OutboxRow, OutboxSink } from '../outbox/outbox.js';
 import type { OutboxCounts, RelayTotals } from '../outbox/relay.js';
 import type { Mailer } from '../services/mail.js';
 import type { JobsSettings } from './config.js';
@@ -77,6 +77,11 @@ export interface JobRunner extends JobQueue {
 /** What a runner does; the outbox and the relay in front of it are the same for both. */
 export interface JobBackend extends OutboxSink {
   readonly kind: 'bullmq' | 'in-process';
+  /**
+   * A job enqueued outside a transaction, when the backend is itself the database (in-process):
+   * written straight into its table, as durable as an outbox row and seen at once.
+   */
+  insertNow?(entry: OutboxEntry): Promise<void>;
   /** The outbox rows holding `dedupeKey` were dropped (`relayed` ones reached the backend): drop the pending job too. */
   cancel(dedupeKey: string, relayed: OutboxRow[]): Promise<void>;
   counts(): Promise<JobCounts>;
