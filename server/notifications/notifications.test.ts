@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { widgetSettings } from '../db/schema.js';
 import { buildVisitor, postForm, type TestVisitor } from '../test/chatFactories.js';
@@ -13,6 +13,9 @@ import {
   uniquePrefix,
 } from '../test/jobs.js';
 import type { JobsConfig } from '../config.js';
+
+// Each test builds its own app (migrations included): on embedded PGlite on a busy machine that alone takes seconds.
+vi.setConfig({ testTimeout: 90_000 });
 
 const EVIL = '<script>alert("x")</script> & co';
 
