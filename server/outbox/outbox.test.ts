@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { outbox, widgetSettings } from '../db/schema.js';
+import { messages, outbox, widgetSettings } from '../db/schema.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { buildAccount, call } from '../test/factories.js';
 import { buildJobsApp, decodeHeader, jobsSuite, privateRedis, reopenableDb, type ServerProcess, sleep, startServerProcess, uniquePrefix } from '../test/jobs.js';
@@ -52,7 +52,11 @@ describe('outbox with BullMQ on a private redis-server', () => {
       // Redis comes back (empty); another node starts: the chat's email goes out, once.
       await redis.start();
       s.t = await buildJobsApp({ runner: 'bullmq', smtpUrl: s.smtp.url, jobs: { missedChatDelaySeconds: 3600, queuePrefix: 'parley' }, db, env: { REDIS_URL: redis.url } });
-      const [mail] = await s.smtp.waitFor(1, 20_000);
+      const stored = await s.t.app.database.db.select({ id: messages.id }).from(messages);
+      expect(stored, 'the chat was stored').toHaveLength(1);
+      const [mail] = await s.smtp.waitFor(1, 30_000).catch(async (e: Error) => {
+        throw new Error(`${e.message}; outbox: ${JSON.stringify(await s.t!.app.database.db.select().from(outbox))}`);
+      });
       expect(decodeHeader(mail!.headers.subject!)).toContain('New chat from');
       expect(mail!.to).toEqual([owner.email]);
       // Done jobs leave the outbox; the missed-chat check (an hour away) waits in Redis.
