@@ -50,8 +50,10 @@ export class Jobs implements JobRunner {
   }
 
   async counts(): Promise<JobCounts> {
-    const [queued, outbox] = await Promise.all([this.backend.counts(), this.relay.counts()]);
-    // A job waiting in the outbox for the relay is pending too.
+    // Rows move from the outbox to the backend: read the outbox first, so a row moving meanwhile
+    // is counted twice at worst, never missed. A job waiting in the outbox is pending too.
+    const outbox = await this.relay.counts();
+    const queued = await this.backend.counts();
     return { pending: queued.pending + outbox.pending, failed: queued.failed };
   }
 
