@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, lte, min } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { jobs } from '../db/schema.js';
-import { finishOutbox, type OutboxEntry, type OutboxRow } from '../outbox/outbox.js';
+import { jobs, outbox } from '../db/schema.js';
+import type { OutboxEntry, OutboxRow } from '../outbox/outbox.js';
 import { backoffDelay, runJob } from './registry.js';
 import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type JobCounts } from './types.js';
 
@@ -35,9 +35,9 @@ export class InProcessRunner implements JobBackend {
   /** Outbox sink: the job moves into the runner's table and leaves the outbox in one transaction. */
   async deliver(row: OutboxRow): Promise<'removed'> {
     const added = await this.db.transaction(async (tx) => {
-      const inserted = await this.insert(tx, row.name, row.payload, row.runAt, row.dedupeKey);
-      await finishOutbox(tx, [row.id]);
-      return inserted;
+      // Taken out first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing.
+      const [taken] = await tx.delete(outbox).where(eq(outbox.id, row.id)).returning({ id: outbox.id });
+      return taken ? this.insert(tx, row.name, row.payload, row.runAt, row.dedupeKey) : false;
     });
     if (added) this.wakeAt(new Date(row.runAt).getTime());
     return 'removed';

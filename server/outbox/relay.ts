@@ -15,8 +15,8 @@ export interface RelaySettings {
 
 /** Rows taken per pass. */
 const BATCH = 100;
-/** A relay that died while holding rows lets them go after this long. */
-const LOCK_MS = 60_000;
+/** A relay that died while holding rows (a crash mid-hand-over) lets them go after twice its hand-over timeout. */
+const lockMs = (s: RelaySettings) => Math.max(2000, 2 * s.deliverTimeoutMs);
 /** Longest wait between tries of a row whose receiver is down. */
 const MAX_RETRY_MS = 30_000;
 
@@ -149,7 +149,7 @@ export class OutboxRelay {
       .for('update', { skipLocked: true });
     const rows = await this.db
       .update(outbox)
-      .set({ lockedUntil: new Date(now.getTime() + LOCK_MS), attempts: sql`${outbox.attempts} + 1` })
+      .set({ lockedUntil: new Date(now.getTime() + lockMs(this.settings)), attempts: sql`${outbox.attempts} + 1` })
       .where(and(inArray(outbox.id, free), eq(outbox.status, 'pending')))
       .returning();
     return rows.sort((a, b) => a.id - b.id);
