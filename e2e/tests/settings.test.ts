@@ -42,7 +42,8 @@ describe('settings (journey 5)', () => {
     await profile.getByLabel('Name', { exact: true }).fill('Samantha Settings');
     await profile.getByLabel('Email', { exact: true }).fill(newEmail);
     await profile.getByRole('button', { name: 'Update Profile' }).click();
-    await visible(page.getByText('Profile updated successfully'));
+    // The form says where the confirmation went (not a plain "updated"): the email waits for it.
+    await visible(page.getByText(`We sent a confirmation link to ${newEmail}. Your sign-in email changes once you open it.`));
     // The name changes at once; the new sign-in email once the link sent to it is opened.
     const before = await apiCall<{ name: string; email: string }>('GET', '/api/vms/user', { token: owner.token });
     expect(before.body).toMatchObject({ name: 'Samantha Settings', email: owner.email });

@@ -17,7 +17,8 @@ interface SettingsState {
     hide_branding?: boolean;
     avatar?: File | null;
   }) => Promise<WidgetSettings>;
-  updateProfile: (input: ProfileInput) => Promise<UserDto | null>;
+  /** The user as saved, and the server's notice when a new email waits for its confirmation link. */
+  updateProfile: (input: ProfileInput) => Promise<{ user: UserDto | null; notice?: string }>;
   updatePassword: (input: PasswordChangeInput) => Promise<void>;
   deleteAccount: () => Promise<void>;
 }
@@ -31,8 +32,10 @@ export const useSettings = create<SettingsState>(() => ({
   },
 
   updateProfile: async (input) => {
-    const body = unwrap<UserDto | null>(await api.put('/api/vms/user/update', input));
-    return body ?? null;
+    const body = await api.put('/api/vms/user/update', input);
+    const user = unwrap<UserDto | null>(body) ?? null;
+    const notice = (body as { notice?: unknown }).notice;
+    return typeof notice === 'string' ? { user, notice } : { user };
   },
 
   updatePassword: async (input) => {

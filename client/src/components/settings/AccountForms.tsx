@@ -27,9 +27,10 @@ export function ProfileForm() {
     if (!res.ok) return setErrors(res.errors);
     setBusy(true);
     try {
-      const updated = await updateProfile(res.data);
+      const { user: updated, notice } = await updateProfile(res.data);
       setUser(updated ?? res.data);
-      setSuccess('Profile updated successfully');
+      // A new sign-in email applies only once its confirmation link is opened: say so.
+      setSuccess(notice ?? 'Profile updated successfully');
     } catch (err) {
       setError(serverError(err, 'Failed to update profile'));
     } finally {
