@@ -46,9 +46,9 @@ async function parley() {
     LOGIN_LIMIT_PER_IP: '100000',
     LOGIN_LIMIT_PER_EMAIL: '100000',
     // Every load-generator client is 127.0.0.1: the widget's per-IP and per-visitor limits would refuse it.
-    WIDGET_LIMIT_PER_IP: '100000000',
-    WIDGET_LIMIT_PER_VISITOR: '100000000',
-    WIDGET_NEW_VISITORS_PER_IP: '100000000',
+    WIDGET_LIMIT_PER_IP: '10000000',
+    WIDGET_LIMIT_PER_VISITOR: '10000000',
+    WIDGET_NEW_VISITORS_PER_IP: '10000000',
     WIDGET_SOCKETS_PER_IP: '1000000',
   });
   const app = await buildApp({ config, database, logger: false });
