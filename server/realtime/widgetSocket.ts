@@ -29,10 +29,10 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
   const visitorId = data.visitor.id;
   const { ip } = data.slot;
-  // Events count against the visitor and its IP over all their sockets and nodes, like its REST
-  // calls. Both budgets are asked at once: with Redis each is a round trip on every message.
+  // Events count against the visitor and its IP over all their sockets and nodes, like its REST calls.
   const on = guardSocket(socket, app.log, async () => {
-    await Promise.all([app.widgetLimits.ip(ip), app.widgetLimits.caller({ ip, visitorKey: data.visitor.tokenHash })]);
+    await app.widgetLimits.ip(ip);
+    await app.widgetLimits.caller({ ip, visitorKey: data.visitor.tokenHash });
   });
   let chatting = false;
 
