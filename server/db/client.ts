@@ -190,6 +190,7 @@ class GuardedPool extends pg.Pool {
   override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
   override connect(
     callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+    // biome-ignore lint/suspicious/noConfusingVoidType: pg.Pool#connect returns nothing when given a callback
   ): Promise<pg.PoolClient> | void {
     const checkout = this.checkout();
     if (!callback) return checkout;

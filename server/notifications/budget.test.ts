@@ -104,6 +104,7 @@ describe('subjects', () => {
     expect(notificationSubject('newChat', { name: ATTACK, email: '' })).toBe('New chat from visitor "Security team: your Parley acco\u2026"');
     for (const evil of ['a\r\nBcc: x@evil.example', 'a\u2028b\u2029c', 'x\u202Egnp.exe', 'tab\there', 'nul\u0000byte', '"quoted" \u201Cname\u201D']) {
       const q = quotedField(evil);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts those characters are gone
       expect(q).toMatch(/^"[^"\r\n\t\u0000\u2028\u2029\u202E]*"$/);
     }
     expect(quotedField('a\r\nBcc: x@evil.example')).toBe('"a Bcc: x@evil.example"');
