@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The assistant's frozen evaluation set (bench/ai-eval/data, PRODUCT.md section 11) must stay
+// readable by its runner: the runner's --check mode is what this asserts, on the real set and
+// on a broken copy (so the check is known to catch what it claims to).
+const bench = fileURLToPath(new URL('../../bench/ai-eval/', import.meta.url));
+
+function check(dataDir?: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(bench, 'run.mjs'), '--check'],
+      { env: { ...process.env, ...(dataDir ? { AI_EVAL_DATA: dataDir } : {}) } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('assistant evaluation data set', () => {
+  it('is well formed: counts, paraphrases, no duplicates', async () => {
+    const { code, out } = await check();
+    expect(out).toContain('data set well formed');
+    expect(code).toBe(0);
+    for (const name of ['bakery.json', 'electronics.json', 'diving.json']) expect(out).toContain(`${name}: 100 pairs, 300 paraphrases`);
+    expect(out).toContain('offtopic.json: 100 questions');
+  });
+
+  it('a broken copy is reported with what is wrong', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-eval-data-'));
+    try {
+      fs.cpSync(path.join(bench, 'data'), tmp, { recursive: true });
+      const bakery = JSON.parse(fs.readFileSync(path.join(tmp, 'bakery.json'), 'utf8')) as { items: string[][] };
+      bakery.items[5] = bakery.items[5]!.slice(0, 4); // a paraphrase lost
+      bakery.items[7]![2] = bakery.items[3]![0]!; // another item's question reused
+      fs.writeFileSync(path.join(tmp, 'bakery.json'), JSON.stringify(bakery));
+      const off = JSON.parse(fs.readFileSync(path.join(tmp, 'offtopic.json'), 'utf8')) as { questions: string[] };
+      off.questions.pop();
+      fs.writeFileSync(path.join(tmp, 'offtopic.json'), JSON.stringify(off));
+
+      const { code, out } = await check(tmp);
+      expect(code).toBe(1);
+      expect(out).toContain('bakery.json item 5: not [question, answer, 3 paraphrases]');
+      expect(out).toContain('bakery.json item 7:');
+      expect(out).toContain('already asked in item 3');
+      expect(out).toContain('offtopic.json: 99 questions, expected 100');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
