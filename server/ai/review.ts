@@ -3,34 +3,13 @@ import type { Db } from '../db/client.js';
 import { aiChatMessages, aiFeedback, aiPatterns, conversations, users } from '../db/schema.js';
 import { HttpError, notFound } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
-import { type FeedbackValue, feedback } from './engine.js';
+import type { KnowledgeDto, KnowledgeStatus, PendingFeedbackDto } from '@parley/shared';
+import { feedback } from './engine.js';
 
 /**
  * The owner's review of what the assistant learned (the AI Chatbot screen's review queue), and
  * of Agents' ratings waiting to change answers. Owner/Admin only: the routes authorize.
  */
-
-export type KnowledgeStatus = 'pending' | 'approved' | 'rejected';
-
-export interface KnowledgeDto {
-  id: number;
-  source: 'conversation' | 'taught';
-  status: KnowledgeStatus;
-  question: string;
-  answer: string;
-  /** Private details removed from the reply before it was kept. */
-  redactions: number;
-  uses: number;
-  helpful: number;
-  not_helpful: number;
-  /** Retired by feedback: no longer used to answer. */
-  retired: boolean;
-  conversation_id: number | null;
-  visitor_id: string | null;
-  author: { id: number; name: string } | null;
-  reviewed_at: string | null;
-  created_at: string;
-}
 
 export interface Page<T> {
   data: T[];
@@ -146,16 +125,6 @@ export async function reviewKnowledge(db: Db, actor: Actor, id: number, change: 
   return presentKnowledge(full!);
 }
 
-export interface PendingFeedbackDto {
-  message_id: number;
-  feedback: FeedbackValue;
-  /** The answer that was rated, and the question it answered. */
-  answer: string;
-  question: string;
-  pattern_id: number;
-  user: { id: number; name: string };
-  updated_at: string;
-}
 
 /** Agents' ratings waiting for confirmation, newest first. */
 export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: number; cursor?: number | undefined }): Promise<Page<PendingFeedbackDto>> {

@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobs, plans, subscriptions } from '../db/schema.js';
 import type { JobContext } from '../jobs/types.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
-import { buildJobsApp, decodeHeader, type JobsTestApp, sleep, startSmtp, type TestSmtp } from '../test/jobs.js';
+import { decodeHeader, sharedJobsApp, sleep } from '../test/jobs.js';
 import { sendRenewalReminder } from './reminders.js';
 
 // Issue 12 item 6: reminders 7 days and 1 day before a paid period ends, as delayed jobs enqueued
@@ -12,19 +12,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 describe('renewal reminders', { timeout: 90_000 }, () => {
   // One SMTP server and one app for the file; each test has its own account.
-  let smtp: TestSmtp;
-  let shared: JobsTestApp;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    shared = await buildJobsApp({ runner: 'in-process', smtpUrl: smtp.url });
-  }, 120_000);
-  afterAll(async () => {
-    await shared.close();
-    await smtp.close();
-  });
-  afterEach(() => {
-    smtp.mails.length = 0;
-  });
+  const shared = sharedJobsApp({ runner: 'in-process' });
 
   async function setup() {
     const app = shared.app;
@@ -65,7 +53,7 @@ describe('renewal reminders', { timeout: 90_000 }, () => {
     }
   }
 
-  const toOwner = (owner: TestOwner) => smtp.mails.filter((m) => m.to.includes(owner.email));
+  const toOwner = (owner: TestOwner) => shared.smtp.mails.filter((m) => m.to.includes(owner.email));
 
   it('enqueues reminders 7 days and 1 day before the paid month ends, and emails the owner then', async () => {
     const { owner } = await setup();
@@ -78,7 +66,7 @@ describe('renewal reminders', { timeout: 90_000 }, () => {
     expect(Math.abs(runAts[1]! - (end - 1 * DAY))).toBeLessThan(5000);
     // A second verify of the same payment adds nothing.
     await sleep(100);
-    expect(smtp.mails.filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
+    expect(shared.smtp.mails.filter((m) => /plan ends/.test(decodeHeader(m.headers.subject ?? '')))).toHaveLength(0);
 
     await makeDue();
     await allDone();

@@ -11,7 +11,7 @@ import { STARTER_MONTHLY_CHATS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { users } from '../db/schema.js';
 import { defineJob, type JobContext, type JobQueue } from '../jobs/types.js';
-import { sendOnce } from '../notifications/sendOnce.js';
+import { sendOwnerOnce } from '../notifications/sendOnce.js';
 import { escapeHtml } from '../services/html.js';
 import { billingStatus } from './periods.js';
 
@@ -61,12 +61,6 @@ export async function sendRenewalReminder(p: RenewalReminderPayload, ctx: JobCon
   if (!status.paid || status.paid.until.getTime() !== periodEnd.getTime()) return; // paid again since, or gone
   if (status.change) return; // the owner already chose Starter from that day: nothing to remind
 
-  const [owner] = await db
-    .select({ email: users.email, name: users.name })
-    .from(users)
-    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
-    .limit(1);
-  if (!owner) return;
 
   const plan = status.paid.plan;
   const link = `${ctx.publicUrl}/subscription`;
@@ -77,7 +71,7 @@ export async function sendRenewalReminder(p: RenewalReminderPayload, ctx: JobCon
     `Otherwise the Starter plan applies from ${when}: up to ${STARTER_MONTHLY_CHATS} new chats a month and no AI assistant. Your conversations, visitors and settings stay.`,
   ];
   const key = `planReminder:${p.accountId}:${p.periodEnd}:${p.daysBefore}`;
-  const sent = await sendOnce(ctx, { key, accountId: p.accountId, conversationId: null, kind: 'planReminder', recipient: owner.email }, () => ({
+  const sent = await sendOwnerOnce(ctx, { accountId: p.accountId, key, kind: 'planReminder' }, (owner) => ({
     to: owner.email,
     subject: reminderSubject(plan, p.daysBefore),
     text: [`Hello ${owner.name},`, '', ...lines, '', `Manage your subscription: ${link}`, ''].join('\n'),

@@ -3,7 +3,7 @@
  * verification and the webhook both call it; it is idempotent and safe when both arrive at
  * once (the payment row is locked, and only a pending/failed row can become success).
  */
-import { and, eq, gt, lte, max } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, max } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { accounts, payments, planChanges, plans, subscriptions } from '../db/schema.js';
 import { type ChargeReport, fromSubunit } from './provider.js';
@@ -55,7 +55,8 @@ async function activate(tx: Tx, payment: PaymentRow, now: Date): Promise<Subscri
   await expireSubscriptions(tx, payment.accountId, now);
   const [plan] = await tx.select().from(plans).where(eq(plans.id, payment.planId));
   if (!plan) throw new Error(`payment ${payment.reference} names a missing plan`);
-  // A renewal starts where the paid period in force ends; otherwise now.
+  // A renewal starts where the paid period in force ends, and a first paid period where the trial
+  // ends (its remaining days are kept); otherwise now.
   const [current] = await tx
     .select({ until: max(subscriptions.expiryDate) })
     .from(subscriptions)
@@ -63,25 +64,12 @@ async function activate(tx: Tx, payment: PaymentRow, now: Date): Promise<Subscri
       and(
         eq(subscriptions.accountId, payment.accountId),
         eq(subscriptions.isActive, true),
-        eq(subscriptions.status, 'active'),
+        inArray(subscriptions.status, ['active', 'trial']),
         gt(subscriptions.expiryDate, now),
       ),
     );
   const until = current?.until ? new Date(current.until) : undefined;
-  // The trial's remaining days are kept: a first paid period starts when the trial ends.
-  const [trial] = await tx
-    .select({ until: max(subscriptions.expiryDate) })
-    .from(subscriptions)
-    .where(
-      and(
-        eq(subscriptions.accountId, payment.accountId),
-        eq(subscriptions.isActive, true),
-        eq(subscriptions.status, 'trial'),
-        gt(subscriptions.expiryDate, now),
-      ),
-    );
-  const trialEnd = trial?.until ? new Date(trial.until) : undefined;
-  const startDate = [until, trialEnd].reduce<Date>((latest, d) => (d && d > latest ? d : latest), now);
+  const startDate = until && until > now ? until : now;
   // Paying again is the owner's answer to a downgrade or cancel scheduled earlier.
   await tx.delete(planChanges).where(eq(planChanges.accountId, payment.accountId));
   const [created] = await tx

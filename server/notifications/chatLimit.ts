@@ -6,7 +6,7 @@ import type { Db } from '../db/client.js';
 import type { JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';
 import { escapeHtml } from '../services/html.js';
-import { sendOnce } from './sendOnce.js';
+import { sendOwnerOnce } from './sendOnce.js';
 
 export interface ChatLimitPayload {
   accountId: string;
@@ -66,15 +66,7 @@ export async function notifyChatLimit(p: ChatLimitPayload, ctx: JobContext): Pro
   const now = new Date();
   if (monthKey(now) !== p.month) return;
   if (await canStartChat(db, p.accountId, now)) return;
-  const [owner] = await db
-    .select({ email: users.email, name: users.name })
-    .from(users)
-    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
-    .limit(1);
-  if (!owner) return;
-  const key = chatLimitKey(p.accountId, p.month);
-  const record = { key, accountId: p.accountId, conversationId: null, kind: 'chatLimit' as const, recipient: owner.email };
-  const sent = await sendOnce(ctx, record, () =>
+  const sent = await sendOwnerOnce(ctx, { accountId: p.accountId, key: chatLimitKey(p.accountId, p.month), kind: 'chatLimit' }, (owner) =>
     composeChatLimitEmail({ to: owner.email, ownerName: owner.name, month: p.month, link: `${ctx.publicUrl}/subscription` }),
   );
   if (sent) log.info({ kind: 'chatLimit', accountId: p.accountId, month: p.month, messageId: sent.messageId }, 'notification sent');

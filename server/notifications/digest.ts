@@ -4,7 +4,7 @@ import { DeferJob, type JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';
 import { escapeHtml } from '../services/html.js';
 import { kindLabel, type NotificationKind } from './compose.js';
-import { sendOnce } from './sendOnce.js';
+import { sendOwnerOnce } from './sendOnce.js';
 
 /** Conversations listed one by one in a digest; the rest are counted. */
 const LISTED = 50;
@@ -98,12 +98,6 @@ export async function notifyDigest(p: { accountId: string }, ctx: JobContext): P
     .where(and(eq(sentEmails.accountId, p.accountId), eq(sentEmails.status, 'held')))
     .orderBy(asc(sentEmails.id));
   if (held.length === 0) return;
-  const [owner] = await db
-    .select({ email: users.email })
-    .from(users)
-    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
-    .limit(1);
-  if (!owner) return;
 
   const items = new Map<number, DigestItem>();
   for (const h of held) {
@@ -111,10 +105,10 @@ export async function notifyDigest(p: { accountId: string }, ctx: JobContext): P
     if (!item.kinds.includes(h.kind as NotificationKind)) item.kinds.push(h.kind as NotificationKind);
     items.set(h.conversationId, item);
   }
-  const record = { key: `digest:${p.accountId}:${held[0]!.id}`, accountId: p.accountId, conversationId: null, kind: 'digest' as const, recipient: owner.email };
-  const sent = await sendOnce(ctx, record, () =>
+  const sent = await sendOwnerOnce(ctx, { accountId: p.accountId, key: `digest:${p.accountId}:${held[0]!.id}`, kind: 'digest' }, (owner) =>
     composeDigestEmail({ to: owner.email, items: [...items.values()], budget: ctx.settings.emailBudget, publicUrl: ctx.publicUrl }),
   );
+  if (sent === undefined) return; // no owner any more
   await db
     .update(sentEmails)
     .set({ status: 'digested', sentAt: new Date() })

@@ -5,7 +5,7 @@ import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
 import { takeFromBudget } from './budget.js';
-import { sendOnce } from './sendOnce.js';
+import { accountOwner, sendOnce } from './sendOnce.js';
 
 const LAST_MESSAGES = 10;
 
@@ -66,11 +66,7 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
     throw new DeferJob(last.getTime() + ctx.settings.batchWindowMs);
   }
 
-  const [owner] = await db
-    .select({ email: users.email })
-    .from(users)
-    .where(and(eq(users.accountId, p.accountId), eq(users.type, 'owner')))
-    .limit(1);
+  const owner = await accountOwner(db, p.accountId);
   if (!owner) return;
 
   const record = { key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email };

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { sentEmails } from '../db/schema.js';
+import type { Db } from '../db/client.js';
+import { sentEmails, users } from '../db/schema.js';
 import type { JobContext } from '../jobs/types.js';
 import type { MailMessage, SentMail } from '../services/mail.js';
 
@@ -53,4 +54,28 @@ export async function sendOnce(
   }
   await db.update(sentEmails).set({ status: 'sent', sentAt: new Date(), lockedUntil: null }).where(eq(sentEmails.key, key));
   return sent;
+}
+
+/** The account owner's address and name (the recipient of every account email); undefined when gone. */
+export async function accountOwner(db: Db, accountId: string): Promise<{ email: string; name: string } | undefined> {
+  const [owner] = await db
+    .select({ email: users.email, name: users.name })
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.type, 'owner')))
+    .limit(1);
+  return owner;
+}
+
+/**
+ * An account-wide email to the owner, at most once per key (sendOnce). Returns undefined when
+ * the account has no owner any more, null when a run already sent it.
+ */
+export async function sendOwnerOnce(
+  ctx: Pick<JobContext, 'db' | 'mailer'>,
+  account: { accountId: string; key: string; kind: SentEmailKind },
+  email: (owner: { email: string; name: string }) => Omit<MailMessage, 'messageId'> | Promise<Omit<MailMessage, 'messageId'>>,
+): Promise<SentMail | null | undefined> {
+  const owner = await accountOwner(ctx.db, account.accountId);
+  if (!owner) return undefined;
+  return sendOnce(ctx, { ...account, conversationId: null, recipient: owner.email }, () => email(owner));
 }

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { jobs, widgetSettings } from '../db/schema.js';
 import { buildVisitor, postForm, type TestVisitor } from '../test/chatFactories.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
-import { buildJobsApp, decodeHeader, type JobsTestApp, sleep, startSmtp, type TestSmtp } from '../test/jobs.js';
+import { decodeHeader, sharedJobsApp, sleep } from '../test/jobs.js';
 import { connect, connected, listen } from '../test/sockets.js';
 import { signVisitorLink } from '../services/visitorLinks.js';
 
@@ -12,19 +12,7 @@ import { signVisitorLink } from '../services/visitorLinks.js';
 describe('reply emails to away visitors', { timeout: 90_000 }, () => {
   // One SMTP server and one app (and database) for the file: each test has its own accounts,
   // visitors and addresses, and the mailbox is emptied after each.
-  let smtp: TestSmtp;
-  let shared: JobsTestApp;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    shared = await buildJobsApp({ runner: 'in-process', smtpUrl: smtp.url, env: { VISITOR_REPLY_BATCH_SECONDS: '5' } });
-  }, 120_000);
-  afterAll(async () => {
-    await shared.close();
-    await smtp.close();
-  });
-  afterEach(() => {
-    smtp.mails.length = 0;
-  });
+  const shared = sharedJobsApp({ runner: 'in-process', env: { VISITOR_REPLY_BATCH_SECONDS: '5' } });
 
   async function setup() {
     const app = shared.app;
@@ -45,7 +33,7 @@ describe('reply emails to away visitors', { timeout: 90_000 }, () => {
     expect(res.status).toBe(201);
   }
 
-  const toVisitor = (email = 'vera@example.com') => smtp.mails.filter((m) => m.to.includes(email));
+  const toVisitor = (email = 'vera@example.com') => shared.smtp.mails.filter((m) => m.to.includes(email));
   const pendingReplyJobs = async () =>
     (await shared.app.database.db.select().from(jobs).where(and(eq(jobs.name, 'notify.visitorReply'), eq(jobs.status, 'pending')))).length;
 

@@ -228,6 +228,27 @@ export function jobsSuite(): { smtp: TestSmtp; t: JobsTestApp | undefined } {
   return s;
 }
 
+/**
+ * One SMTP server and one jobs app for the whole file (each test makes its own accounts); the
+ * mailbox is emptied after each test. `s.app` is the shared app once the suite has started.
+ */
+export function sharedJobsApp(opts: Omit<Parameters<typeof buildJobsApp>[0], 'smtpUrl'>): { smtp: TestSmtp; app: JobsTestApp['app'] } {
+  const s = {} as { smtp: TestSmtp; app: JobsTestApp['app']; t: JobsTestApp };
+  beforeAll(async () => {
+    s.smtp = await startSmtp();
+    s.t = await buildJobsApp({ ...opts, smtpUrl: s.smtp.url });
+    s.app = s.t.app;
+  }, 120_000);
+  afterAll(async () => {
+    await s.t?.close();
+    await s.smtp?.close();
+  });
+  afterEach(() => {
+    s.smtp.mails.length = 0;
+  });
+  return s;
+}
+
 /** A redis-server of the test's own on a free port, so it can be killed and restarted (never the shared one). */
 export interface PrivateRedis {
   url: string;

@@ -205,3 +205,37 @@ export interface StorageUsageDto {
   quota_bytes: number | null;
   quota_reached: boolean;
 }
+
+/** The AI Chatbot screen's review queue: what the assistant learned, and Agents' ratings waiting for confirmation. */
+export type KnowledgeStatus = 'pending' | 'approved' | 'rejected';
+
+export interface KnowledgeDto {
+  id: number;
+  source: 'conversation' | 'taught';
+  status: KnowledgeStatus;
+  question: string;
+  answer: string;
+  /** Private details removed from the reply before it was kept. */
+  redactions: number;
+  uses: number;
+  helpful: number;
+  not_helpful: number;
+  /** Retired by feedback: no longer used to answer. */
+  retired: boolean;
+  conversation_id: number | null;
+  visitor_id: string | null;
+  author: { id: number; name: string } | null;
+  reviewed_at: string | null;
+  created_at: string;
+}
+
+export interface PendingFeedbackDto {
+  message_id: number;
+  feedback: 'helpful' | 'partially_helpful' | 'not_helpful';
+  /** The answer that was rated, and the question it answered. */
+  answer: string;
+  question: string;
+  pattern_id: number;
+  user: { id: number; name: string };
+  updated_at: string;
+}

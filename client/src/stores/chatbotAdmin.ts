@@ -1,4 +1,13 @@
-import { AI_NEEDS_PROFESSIONAL, type AiSettingsInput, type KnowledgeChangeInput } from '@parley/shared';
+import {
+  AI_NEEDS_PROFESSIONAL,
+  type AiSettingsInput,
+  type KnowledgeChangeInput,
+  type KnowledgeDto,
+  type KnowledgeStatus,
+  type PendingFeedbackDto,
+} from '@parley/shared';
+
+export type { KnowledgeStatus };
 import { create } from 'zustand';
 import { api, errorText, request } from '../lib/api';
 
@@ -7,8 +16,6 @@ import { api, errorText, request } from '../lib/api';
  * gate, the review queue of learned knowledge and Agents' feedback waiting for confirmation.
  * Whether the user may change anything comes from the server (`can_manage`).
  */
-export type KnowledgeStatus = 'pending' | 'approved' | 'rejected';
-
 export interface AiSettings {
   auto_answer_enabled: boolean;
   threshold: number;
@@ -28,26 +35,9 @@ export interface PlanGate {
   message: string | null;
 }
 
-export interface KnowledgeItem {
-  id: number;
-  source: 'conversation' | 'taught';
-  status: KnowledgeStatus;
-  question: string;
-  answer: string;
-  redactions: number;
-  uses: number;
-  author: { id: number; name: string } | null;
-  created_at: string;
-}
+export type KnowledgeItem = KnowledgeDto;
 
-export interface PendingFeedback {
-  message_id: number;
-  feedback: 'helpful' | 'partially_helpful' | 'not_helpful';
-  answer: string;
-  question: string;
-  user: { id: number; name: string };
-  updated_at: string;
-}
+export type PendingFeedback = PendingFeedbackDto;
 
 export interface ReviewCounts {
   pending: number;
