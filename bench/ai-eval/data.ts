@@ -34,7 +34,7 @@ export interface SourceSet {
 }
 
 export const QA_BUSINESSES = ['bakery', 'electronics', 'diving'] as const;
-export const SOURCE_BUSINESSES: readonly string[] = [];
+export const SOURCE_BUSINESSES: readonly string[] = ['dental'];
 export const QA_PAIRS = 100;
 export const OFF_TOPIC = 100;
 export const SOURCE_QUESTIONS = 60;
