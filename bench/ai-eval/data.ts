@@ -34,7 +34,7 @@ export interface SourceSet {
 }
 
 export const QA_BUSINESSES = ['bakery', 'electronics', 'diving'] as const;
-export const SOURCE_BUSINESSES: readonly string[] = ['dental'];
+export const SOURCE_BUSINESSES = ['dental', 'saas'] as const;
 export const QA_PAIRS = 100;
 export const OFF_TOPIC = 100;
 export const SOURCE_QUESTIONS = 60;
