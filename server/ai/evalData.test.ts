@@ -28,6 +28,9 @@ describe('assistant evaluation data set', () => {
     expect(code).toBe(0);
     for (const name of ['bakery.json', 'electronics.json', 'diving.json']) expect(out).toContain(`${name}: 100 pairs, 300 paraphrases`);
     expect(out).toContain('offtopic.json: 100 questions');
+    // Issue 17's businesses: a site of 5-10 pages, 1-2 documents, an FAQ and 60 questions each.
+    expect(out).toMatch(/dental: Brightside Dental Clinic, 8 pages, 2 documents, \d+ FAQ rows, 60 questions/);
+    expect(out).toMatch(/saas: Tallyfox, 8 pages, 2 documents, \d+ FAQ rows, 60 questions/);
   });
 
   it('a broken copy is reported with what is wrong', async () => {
@@ -48,6 +51,32 @@ describe('assistant evaluation data set', () => {
       expect(out).toContain('bakery.json item 7:');
       expect(out).toContain('already asked in item 3');
       expect(out).toContain('offtopic.json: 99 questions, expected 100');
+      expect(out).not.toContain('PROBLEM dental');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a source business whose answers drifted from its site is reported', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-eval-data-'));
+    try {
+      fs.cpSync(path.join(bench, 'data'), tmp, { recursive: true });
+      const file = path.join(tmp, 'dental', 'questions.json');
+      const set = JSON.parse(fs.readFileSync(file, 'utf8')) as { questions: { id: string; paraphrase: string; passage: string }[] };
+      set.questions[0]!.passage = 'We are open around the clock.'; // not on the page
+      set.questions[1]!.paraphrase = `${set.questions[1]!.paraphrase} Avenue?`; // a word of its passage
+      set.questions[3]!.id = set.questions[2]!.id;
+      fs.writeFileSync(file, JSON.stringify(set));
+      fs.rmSync(path.join(tmp, 'dental', 'site', 'team.html')); // still in the sitemap and the menus
+
+      const { code, out } = await check(tmp);
+      expect(code).toBe(1);
+      expect(out).toContain('dental-01: passage not found in site/contact.html');
+      expect(out).toContain('dental-02: paraphrase shares avenu with the passage');
+      expect(out).toContain('dental-03: missing or duplicate id');
+      expect(out).toContain('dental/site/sitemap.xml: https://brightside-dental.example/team.html has no page');
+      expect(out).toContain('dental/site/index.html: link to missing /team.html');
+      expect(out).not.toContain('PROBLEM saas');
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
