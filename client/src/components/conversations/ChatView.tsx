@@ -1,11 +1,16 @@
 import { NEAR_BOTTOM_PX, SCROLL_IDLE_MS, type ConversationDto } from '@parley/shared';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { MessageImage } from '../storage/MessageImage';
-import { initial, plural, shortDateTime, visitorName } from '../../lib/format';
+import { initial, plural, shortTime, visitorName } from '../../lib/format';
 import type { ChatMessage } from '../../stores/conversations';
 import { Banner, Spinner } from '../ui';
 import { Icon } from '../icons';
 import { Composer } from './Composer';
+import { buildThread } from './thread';
+import './inbox.css';
+
+/** Older history loads when the view is scrolled this close to its top. */
+const OLDER_THRESHOLD_PX = 120;
 
 interface Props {
   conversation: ConversationDto | null;
@@ -23,14 +28,28 @@ interface Props {
   onSend: (text: string, image: File | null) => void;
   onTyping: (typing: boolean) => void;
   onDismissSendError: () => void;
+  /** Status and assignment controls (and whatever else the header hosts). */
+  headerActions?: ReactNode;
+  /** An error of a header action, dismissible. */
+  actionError?: string;
+  onDismissActionError?: () => void;
+  /** Older history: whether more waits on the server, whether a page is loading, and the loader. */
+  hasOlder?: boolean;
+  olderLoading?: boolean;
+  onLoadOlder?: () => void;
+  /** A message to bring into view and mark (a search hit); `seq` changes on every jump. */
+  jumpTo?: { messageId: number; seq: number } | null;
+  /** Extra controls above the composer (canned replies, notes...). */
+  composerExtra?: ReactNode;
 }
 
-function MessageItem({ m }: { m: ChatMessage }) {
+function MessageItem({ m, showName, visitor }: { m: ChatMessage; showName: boolean; visitor: string }) {
   const out = m.sender_type === 'user';
-  const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : 'Visitor';
+  const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : visitor;
   const image = m.file_path ? <MessageImage filePath={m.file_path} alt={`Attachment from ${who}`} /> : null;
   return (
-    <div className={`msg ${out ? 'msg-out' : 'msg-in'}${m.pending ? ' msg-pending' : ''}`} data-message-id={m.pending ? undefined : m.id}>
+    <div className={`msg ${out ? 'msg-out' : 'msg-in'}${m.pending ? ' msg-pending' : ''}${showName ? ' msg-first' : ''}`} data-message-id={m.pending ? undefined : m.id}>
+      {showName && <span className="msg-author">{who}</span>}
       {m.message ? (
         <div className="bubble">
           {image}
@@ -41,8 +60,17 @@ function MessageItem({ m }: { m: ChatMessage }) {
       )}
       <span className="msg-time">
         {m.sender_type === 'bot' ? 'AI · ' : ''}
-        {m.pending ? 'Sending...' : shortDateTime(m.created_at)}
+        {m.pending ? 'Sending...' : shortTime(m.created_at)}
       </span>
+    </div>
+  );
+}
+
+/** A system line ("Ada resolved the conversation"): centred and muted, not a bubble. */
+function SystemLine({ m }: { m: ChatMessage }) {
+  return (
+    <div className="msg-system" data-message-id={m.id} role="note">
+      <span>{m.message}</span> <span className="msg-system-time">{shortTime(m.created_at)}</span>
     </div>
   );
 }
@@ -53,7 +81,7 @@ function MessageItem({ m }: { m: ChatMessage }) {
  * view follows new messages unless the user is actively scrolling (idle after 150 ms).
  */
 export function ChatView(props: Props) {
-  const { conversation, visitorId, messages, loading, error, sendError, typing, online, canAttach } = props;
+  const { conversation, visitorId, messages, loading, error, sendError, typing, online, canAttach, hasOlder, olderLoading, onLoadOlder, jumpTo } = props;
   const box = useRef<HTMLDivElement>(null);
   const [newCount, setNewCount] = useState(0);
   const scrolledUp = useRef(false);
@@ -86,13 +114,41 @@ export function ChatView(props: Props) {
     scrolledUp.current = false;
     scrolling.current = false;
     seen.current = new Set();
+    maxSeenId.current = 0;
     forceBottom.current = true;
   }, [visitorId]);
 
+  // Older history prepended above: keep the message the user was reading where it was.
+  const lastHeight = useRef(0);
+  const maxSeenId = useRef(0);
+  const jumped = useRef(0);
   useLayoutEffect(() => {
+    const el = box.current;
     const fresh = messages.filter((m) => !m.pending && !seen.current.has(m.id));
     const first = seen.current.size === 0;
     for (const m of fresh) seen.current.add(m.id);
+    const newer = fresh.filter((m) => m.id > maxSeenId.current);
+    const prepended = !first && fresh.length > 0 && newer.length === 0;
+    for (const m of newer) maxSeenId.current = Math.max(maxSeenId.current, m.id);
+    const prevHeight = lastHeight.current;
+    if (el) lastHeight.current = el.scrollHeight;
+    // A search hit to bring into view: wins over following the bottom.
+    if (jumpTo && jumpTo.seq !== jumped.current) {
+      const target = el?.querySelector<HTMLElement>(`[data-message-id="${jumpTo.messageId}"]`);
+      if (target) {
+        jumped.current = jumpTo.seq;
+        forceBottom.current = false;
+        scrolledUp.current = true;
+        target.scrollIntoView({ block: 'center' });
+        target.classList.add('msg-found');
+        setTimeout(() => target.classList.remove('msg-found'), 2500);
+        return;
+      }
+    }
+    if (prepended && el) {
+      el.scrollTop += el.scrollHeight - prevHeight;
+      return;
+    }
     const ownPending = messages.some((m) => m.pending);
     if (forceBottom.current || first || ownPending) {
       if (messages.length) forceBottom.current = false;
@@ -100,12 +156,12 @@ export function ChatView(props: Props) {
       return;
     }
     if (scrolledUp.current) {
-      const arrivals = fresh.filter((m) => m.sender_type !== 'user').length;
+      const arrivals = newer.filter((m) => m.sender_type !== 'user').length;
       if (arrivals) setNewCount((n) => n + arrivals);
     } else if (!scrolling.current) {
       toBottom();
     }
-  }, [messages, toBottom]);
+  }, [messages, toBottom, jumpTo]);
 
   const onScroll = () => {
     const el = box.current;
@@ -123,11 +179,14 @@ export function ChatView(props: Props) {
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
     scrolledUp.current = distance > NEAR_BOTTOM_PX;
     if (!scrolledUp.current && newCount) setNewCount(0);
+    lastHeight.current = el.scrollHeight;
+    if (el.scrollTop < OLDER_THRESHOLD_PX && hasOlder && !olderLoading) onLoadOlder?.();
   };
   useEffect(() => () => clearTimeout(idleTimer.current), []);
 
   const visitorNameRaw = conversation?.visitor_name ?? props.visitor?.name;
   const name = visitorName(visitorNameRaw);
+  const thread = useMemo(() => buildThread(messages), [messages]);
   return (
     <section className="mc-chat" aria-label={`Chat with ${name}`}>
       <div className="mc-chat-head">
@@ -149,7 +208,15 @@ export function ChatView(props: Props) {
             {online !== undefined && <span> · {online ? 'Online' : 'Offline'}</span>}
           </div>
         </div>
+        {props.headerActions}
       </div>
+      {props.actionError && (
+        <div style={{ padding: '8px 14px 0' }}>
+          <Banner kind="error" onDismiss={props.onDismissActionError}>
+            {props.actionError}
+          </Banner>
+        </div>
+      )}
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable) */}
       <div ref={box} className="mc-messages" onScroll={onScroll} onWheel={onUserInput} onTouchStart={onUserInput} onPointerDown={onUserInput} onKeyDown={onUserInput} aria-live="polite" aria-label="Messages" role="log" tabIndex={0}>
         {loading ? (
@@ -165,7 +232,26 @@ export function ChatView(props: Props) {
             <p>Start the conversation!</p>
           </div>
         ) : (
-          messages.map((m) => <MessageItem key={m.pending && m.client_id ? m.client_id : m.id} m={m} />)
+          <>
+            {hasOlder && (
+              <div className="mc-older">
+                <button type="button" className="btn btn-ghost btn-sm" disabled={olderLoading} onClick={onLoadOlder}>
+                  {olderLoading ? 'Loading older messages...' : 'Load older messages'}
+                </button>
+              </div>
+            )}
+            {thread.map((item) =>
+              item.kind === 'day' ? (
+                <div key={item.key} className="day-sep">
+                  <span>{item.label}</span>
+                </div>
+              ) : item.kind === 'system' ? (
+                <SystemLine key={item.key} m={item.message} />
+              ) : (
+                <MessageItem key={item.key} m={item.message} showName={item.firstOfGroup} visitor={name} />
+              ),
+            )}
+          </>
         )}
         {typing && (
           <div className="typing" aria-live="polite">
@@ -192,6 +278,7 @@ export function ChatView(props: Props) {
           </Banner>
         </div>
       )}
+      {props.composerExtra}
       <Composer disabled={!visitorId} canAttach={canAttach} onSend={props.onSend} onTyping={props.onTyping} />
     </section>
   );

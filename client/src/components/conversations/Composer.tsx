@@ -2,6 +2,9 @@ import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE } from '@parley/shared';
 import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { Icon } from '../icons';
 
+/** The reply box's id: the keyboard shortcut that focuses the composer finds it by this. */
+export const COMPOSER_INPUT_ID = 'mc-composer-input';
+
 interface Props {
   disabled: boolean;
   canAttach: boolean;
@@ -118,7 +121,7 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
             </button>
           </>
         )}
-        <textarea className="input" rows={1} placeholder="Type your message..." aria-label="Message" value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} />
+        <textarea id={COMPOSER_INPUT_ID} className="input" rows={1} placeholder="Type your message..." aria-label="Message" value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} />
         <button type="submit" className="btn btn-primary btn-md" aria-label="Send message" disabled={!canSend}>
           <Icon.send />
         </button>
