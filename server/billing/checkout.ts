@@ -1,6 +1,7 @@
 /** Commands behind the payment routes: start a checkout, verify one. */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import type { JobQueue } from '../jobs/types.js';
 import { payments, plans } from '../db/schema.js';
 import { HttpError, validationError } from '../errors.js';
 import { newPaymentReference } from './index.js';
@@ -76,11 +77,17 @@ export async function findPayment(db: Db, accountId: string, reference: string):
  * Asks the provider about a payment not yet successful and settles it. A settled success
  * answers from the database (same subscription, no provider call).
  */
-export async function verifyPayment(db: Db, provider: PaymentProvider | undefined, payment: PaymentRow, now: Date): Promise<Settlement> {
+export async function verifyPayment(
+  db: Db,
+  jobs: JobQueue,
+  provider: PaymentProvider | undefined,
+  payment: PaymentRow,
+  now: Date,
+): Promise<Settlement> {
   if (payment.status !== 'success' && provider) {
     const report = await provider.verify(payment.reference);
     if (report) {
-      const settled = await settlePayment(db, { ...report, reference: payment.reference }, now);
+      const settled = await settlePayment(db, { ...report, reference: payment.reference }, now, jobs);
       if (settled) return settled;
     }
   }

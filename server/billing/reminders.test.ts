@@ -42,6 +42,16 @@ describe('renewal reminders', { timeout: 90_000 }, () => {
 
   const reminderJobs = () => shared.app.database.db.select().from(jobs).where(and(ofAccount(), eq(jobs.status, 'pending')));
 
+  /** The pending reminder jobs once the outbox relay has handed over `n` of them (written with the settlement). */
+  async function relayed(n: number) {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const rows = await reminderJobs();
+      if (rows.length >= n || Date.now() > until) return rows;
+      await sleep(25);
+    }
+  }
+
   /** The clock reaches the reminders: their jobs become due now. */
   const makeDue = () => shared.app.database.db.update(jobs).set({ runAt: new Date() }).where(and(ofAccount(), eq(jobs.status, 'pending')));
 
@@ -59,7 +69,7 @@ describe('renewal reminders', { timeout: 90_000 }, () => {
     const { owner } = await setup();
     const sub = await pay(owner);
     const end = new Date(sub.expiry_date).getTime();
-    const pending = await reminderJobs();
+    const pending = await relayed(2);
     expect(pending).toHaveLength(2);
     const runAts = pending.map((j) => j.runAt.getTime()).sort((a, b) => a - b);
     expect(Math.abs(runAts[0]! - (end - 7 * DAY))).toBeLessThan(5000);
@@ -84,7 +94,7 @@ describe('renewal reminders', { timeout: 90_000 }, () => {
     const { owner } = await setup();
     const first = await pay(owner);
     const second = await pay(owner); // paid in advance: the first end is no longer the end
-    expect((await reminderJobs()).map((j) => (j.payload as { periodEnd: string }).periodEnd).sort()).toEqual(
+    expect((await relayed(4)).map((j) => (j.payload as { periodEnd: string }).periodEnd).sort()).toEqual(
       [first.expiry_date, first.expiry_date, second.expiry_date, second.expiry_date].sort(),
     );
     expect((await call(shared.app, 'POST', '/api/user/subscription/cancel', { token: owner.token })).status).toBe(200);

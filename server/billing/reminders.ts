@@ -1,15 +1,7 @@
-/**
- * Reminders before a paid period ends (issue 12 item 6): 7 days and 1 day before the end of the
- * months paid in advance, the owner gets an email saying when the plan ends and what applies
- * after. Each is a delayed job enqueued when a payment settles (one per moment, deduplicated);
- * the job checks, when it runs, that this end is still the end (no payment since) and that the
- * owner has not already chosen to downgrade or cancel.
- */
-import { and, eq } from 'drizzle-orm';
+
 import { z } from 'zod';
 import { STARTER_MONTHLY_CHATS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
-import { users } from '../db/schema.js';
 import { defineJob, type JobContext, type JobQueue } from '../jobs/types.js';
 import { sendOwnerOnce } from '../notifications/sendOnce.js';
 import { escapeHtml } from '../services/html.js';
@@ -30,18 +22,19 @@ export type RenewalReminderPayload = z.output<typeof payloadSchema>;
 const dedupeKeyOf = (p: RenewalReminderPayload) => `billing:reminder:${p.accountId}:${p.periodEnd}:${p.daysBefore}`;
 
 /**
- * Enqueues the reminders of the account's paid months as they stand now (after a settlement).
- * Safe to call again: the same period end gives the same dedupe keys, and the email is sent
+ * Enqueues the reminders of the account's paid months as they stand now (after a settlement:
+ * `inTransaction` records them in the settlement's transaction, deps.db). Safe to call again: the same period end gives the same dedupe keys, and the email is sent
  * once per key whatever happens to the jobs.
  */
-export async function scheduleRenewalReminders(deps: { db: Tx; jobs: JobQueue }, accountId: string, now: Date): Promise<void> {
+export async function scheduleRenewalReminders(deps: { db: Tx; jobs: JobQueue }, accountId: string, now: Date, inTransaction = false): Promise<void> {
   const { paid } = await billingStatus(deps.db, accountId, now);
   if (!paid) return;
   for (const daysBefore of REMINDER_DAYS) {
     const at = paid.until.getTime() - daysBefore * DAY_MS;
     if (at <= now.getTime()) continue; // that moment has passed: a later reminder still comes
     const payload = { accountId, periodEnd: paid.until.toISOString(), daysBefore };
-    await deps.jobs.enqueue('billing.renewalReminder', payload, { delayMs: at - now.getTime(), dedupeKey: dedupeKeyOf(payload) });
+    const opts = { delayMs: at - now.getTime(), dedupeKey: dedupeKeyOf(payload) };
+    await deps.jobs.enqueue('billing.renewalReminder', payload, opts, inTransaction ? deps.db : undefined);
   }
 }
 

@@ -6,7 +6,9 @@
 import { and, eq, gt, inArray, lte, max } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { accounts, payments, planChanges, plans, subscriptions } from '../db/schema.js';
+import type { JobQueue } from '../jobs/types.js';
 import { type ChargeReport, fromSubunit } from './provider.js';
+import { scheduleRenewalReminders } from './reminders.js';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -106,8 +108,8 @@ export async function withSubscription(db: Tx, payment: PaymentRow): Promise<Set
  * payment exists. A success is final; failed/abandoned are recorded and may still turn into
  * success (Paystack lets the customer retry the same transaction).
  */
-export async function settlePayment(db: Db, report: ChargeReport, now: Date): Promise<Settlement | undefined> {
-  return db.transaction(async (tx) => {
+export async function settlePayment(db: Db, report: ChargeReport, now: Date, jobs: JobQueue): Promise<Settlement | undefined> {
+  const settled = await db.transaction(async (tx) => {
     const [payment] = await tx.select().from(payments).where(eq(payments.reference, report.reference)).for('update');
     if (!payment) return undefined;
 
@@ -133,6 +135,10 @@ export async function settlePayment(db: Db, report: ChargeReport, now: Date): Pr
     if (refused) return { payment: await record('failed', refused), subscription: undefined };
 
     const subscription = await activate(tx, payment, now);
+    // The reminders before the paid months end exist exactly when the payment is settled.
+    await scheduleRenewalReminders({ db: tx, jobs }, payment.accountId, now, true);
     return { payment: await record('success', report.gatewayResponse || 'Successful', subscription.id), subscription };
   });
+  jobs.wake();
+  return settled;
 }

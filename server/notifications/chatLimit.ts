@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { STARTER_MONTHLY_CHATS } from '@parley/shared';
 import { canStartChat, monthKey } from '../billing/limits.js';
-import { sentEmails, users } from '../db/schema.js';
+import { sentEmails } from '../db/schema.js';
 import type { Db } from '../db/client.js';
 import type { JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';

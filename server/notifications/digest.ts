@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
-import { conversations, sentEmails, users, visitors } from '../db/schema.js';
+import { conversations, sentEmails, visitors } from '../db/schema.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';
 import { escapeHtml } from '../services/html.js';

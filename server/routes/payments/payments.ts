@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { logPaymentMode, paymentMode, providerFor, providerForPayment, REFERENCE_PATTERN } from '../../billing/index.js';
 import { findPayment, INVALID_PLAN_MESSAGE, startCheckout, verifyPayment } from '../../billing/checkout.js';
 import { chargeFromWebhook, validPaystackSignature } from '../../billing/paystack.js';
-import { scheduleRenewalReminders } from '../../billing/reminders.js';
 import { decideSandboxCharge, findSandboxCharge, reportOf, sandboxCheckoutHtml } from '../../billing/sandbox.js';
 import { type Settlement, settlePayment } from '../../billing/settle.js';
 import { payments, plans } from '../../db/schema.js';
@@ -47,20 +46,6 @@ function verifyAnswer({ payment, subscription }: Settlement) {
   return { status: payment.status, message: messages[payment.status], reference: payment.reference };
 }
 
-/**
- * After any settlement (redirect, webhook, sandbox): the reminders before the paid months end.
- * Best effort: the payment stands even if the queue is down; the console's verify call comes
- * back through here and enqueues them again (same dedupe keys).
- */
-async function remindLater(app: FastifyInstance, settlement: Settlement | undefined): Promise<void> {
-  if (settlement?.payment.status !== 'success' || !settlement.subscription) return;
-  try {
-    await scheduleRenewalReminders(app, settlement.payment.accountId, new Date());
-  } catch (err) {
-    app.log.warn({ err, reference: settlement.payment.reference }, 'renewal reminders not scheduled');
-  }
-}
-
 export default async function paymentsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   logPaymentMode(app);
@@ -93,8 +78,7 @@ export default async function paymentsRoutes(fastify: FastifyInstance): Promise<
       const payment = await findPayment(app.db, request.actor.accountId, reference);
       if (!payment) throw paymentNotFound();
       const provider = providerForPayment(app, payment.provider, publicBase(request));
-      const settlement = await verifyPayment(app.db, provider, payment, new Date());
-      await remindLater(app, settlement);
+      const settlement = await verifyPayment(app.db, app.jobs, provider, payment, new Date());
       return verifyAnswer(settlement);
     },
   );
@@ -124,7 +108,7 @@ async function paystackWebhook(app: FastifyInstance): Promise<void> {
     if (charge) {
       // A reference of a sandbox payment is not Paystack's to settle.
       const [payment] = await app.db.select({ provider: payments.provider }).from(payments).where(eq(payments.reference, charge.reference));
-      if (payment?.provider === 'paystack') await remindLater(app, await settlePayment(app.db, charge, new Date()));
+      if (payment?.provider === 'paystack') await settlePayment(app.db, charge, new Date(), app.jobs);
     }
     // Unknown references and other events are acknowledged, so Paystack does not retry them forever.
     return { status: 'success' };
@@ -168,7 +152,7 @@ async function sandboxCheckout(app: FastifyInstance): Promise<void> {
       const charge = await load(request);
       const decided = await decideSandboxCharge(app.db, charge.reference, choice === 'pay');
       // What Paystack's webhook does: settle at once, even if the browser never comes back.
-      if (decided) await remindLater(app, await settlePayment(app.db, reportOf(decided), new Date()));
+      if (decided) await settlePayment(app.db, reportOf(decided), new Date(), app.jobs);
       return backToConsole(request, reply, charge.reference);
     });
   }
