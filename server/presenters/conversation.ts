@@ -20,5 +20,6 @@ export function presentConversation(c: ConversationRow, visitor: { name: string;
     ...(visitor.assigneeName !== undefined ? { assignee_name: c.assigneeId === null ? null : visitor.assigneeName } : {}),
     unread_count: c.unreadCount,
     created_at: c.createdAt.toISOString(),
+    waiting_since: c.waitingSince ? c.waitingSince.toISOString() : null,
   };
 }

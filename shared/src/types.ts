@@ -51,6 +51,29 @@ export interface ConversationDto {
   assignee_name?: string | null;
   unread_count: number;
   created_at: string;
+  /** Time of the oldest visitor message not answered by the team yet; null: nobody waiting (issue 16). */
+  waiting_since?: string | null;
+}
+
+/** Conversations per status, for the list's Mine / Unassigned / All filters (issue 16). */
+export interface ConversationStatusCounts {
+  open: number;
+  pending: number;
+  resolved: number;
+}
+
+export interface ConversationCountsDto {
+  mine: ConversationStatusCounts;
+  unassigned: ConversationStatusCounts;
+  /** Everything the asker may see (an Agent: Mine + Unassigned). */
+  all: ConversationStatusCounts;
+}
+
+/** The paging fields every paged list answers with (issue 16; PRODUCT.md section 11). */
+export interface PageInfo {
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+  has_more: boolean;
 }
 
 export interface MessageDto {

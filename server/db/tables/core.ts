@@ -8,6 +8,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -112,6 +113,8 @@ export const visitors = pgTable(
   (t) => [
     index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc()),
     index('visitors_account_seen_idx').on(t.accountId, t.lastSeenAt),
+    index('visitors_account_created_id_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('visitors_search_idx').using('gin', sql`to_tsvector('simple'::regconfig, ${t.name} || ' ' || ${t.email})`),
   ],
 );
 
@@ -136,6 +139,15 @@ export const conversations = pgTable(
      */
     countedAt: timestamp('counted_at', { withTimezone: true, mode: 'date' }).defaultNow(),
     createdAt: createdAt(),
+    /**
+     * Kept by a trigger on messages (migrations/0017_inbox_paging.sql), so lists and stats never
+     * scan messages: the first visitor message, the first staff reply after it, and the oldest
+     * visitor message not answered yet (null: nobody waiting). Also `xact_id xid8`, stamped by a
+     * trigger on every insert/update (the change cursor), left out here like messages.xact_id.
+     */
+    firstVisitorMessageAt: timestamp('first_visitor_message_at', { withTimezone: true, mode: 'date' }),
+    firstReplyAt: timestamp('first_reply_at', { withTimezone: true, mode: 'date' }),
+    waitingSince: timestamp('waiting_since', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     uniqueIndex('conversations_visitor_idx').on(t.visitorId),
@@ -143,7 +155,40 @@ export const conversations = pgTable(
     index('conversations_assignee_idx').on(t.assigneeId),
     index('conversations_account_created_idx').on(t.accountId, t.createdAt),
     index('conversations_account_counted_idx').on(t.accountId, t.countedAt),
+    index('conversations_account_xact_idx').on(t.accountId, sql`xact_id`),
+    index('conversations_account_sort_idx').on(t.accountId, sql`(coalesce(${t.lastMessageAt}, '-infinity'::timestamptz)) desc`, t.id.desc()),
+    index('conversations_account_status_sort_idx').on(
+      t.accountId,
+      t.status,
+      sql`(coalesce(${t.lastMessageAt}, '-infinity'::timestamptz)) desc`,
+      t.id.desc(),
+    ),
+    index('conversations_account_assignee_sort_idx').on(
+      t.accountId,
+      t.assigneeId,
+      t.status,
+      sql`(coalesce(${t.lastMessageAt}, '-infinity'::timestamptz)) desc`,
+      t.id.desc(),
+    ),
+    index('conversations_account_waiting_idx').on(t.accountId, t.status, sql`(coalesce(${t.waitingSince}, 'infinity'::timestamptz))`, t.id),
+    index('conversations_assignee_created_idx').on(t.assigneeId, t.createdAt.desc(), t.id.desc()),
+    index('conversations_account_first_visitor_idx').on(t.accountId, t.firstVisitorMessageAt),
   ],
+);
+
+/** Conversations per (account, assignee, status), kept by a trigger (0017): live list counts. */
+export const conversationCounts = pgTable(
+  'conversation_counts',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** The assignee's user id; 0 for unassigned. */
+    assigneeKey: integer('assignee_key').notNull(),
+    status: text('status').notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.assigneeKey, t.status] })],
 );
 
 export const messages = pgTable(
@@ -167,6 +212,8 @@ export const messages = pgTable(
     uniqueIndex('messages_client_id_idx').on(t.conversationId, t.clientId),
     index('messages_conversation_id_idx').on(t.conversationId, t.id),
     index('messages_account_created_idx').on(t.accountId, t.createdAt),
+    index('messages_account_bot_created_idx').on(t.accountId, t.createdAt).where(sql`${t.senderType} = 'bot'`),
+    index('messages_search_idx').using('gin', sql`to_tsvector('simple'::regconfig, ${t.message})`),
   ],
 );
 
