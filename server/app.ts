@@ -37,6 +37,9 @@ import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
 import teamRoutes from './routes/team/team.js';
 import storageRoutes from './routes/storage/storage.js';
+import notesRoutes from './routes/conversations/notes.js';
+import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
+import labelsRoutes from './routes/labels/labels.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -178,6 +181,9 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(statsRoutes, { prefix: '/api/vms' });
   await app.register(storageRoutes, { prefix: '/api/vms' });
+  await app.register(notesRoutes, { prefix: '/api/vms' });
+  await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });
+  await app.register(labelsRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });

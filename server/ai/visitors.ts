@@ -10,6 +10,7 @@ import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { answer, approvedOnly, learn } from './engine.js';
 import { asksForHuman, detectIntent, type Intent, SMALL_TALK } from './intents.js';
 import { makeGeneric, peopleIn, scrubQuestion } from './privacy.js';
+import { visitorVisibleMessages } from '../policies/messages.js';
 
 /** Learning from agent replies, and answering widget visitors when nobody is online. */
 
@@ -37,7 +38,8 @@ export async function learnFromReply(db: Db, reply: ReplyToLearn): Promise<numbe
   const before = await db
     .select({ senderType: messages.senderType, text: messages.message, authorId: messages.authorId, id: messages.id })
     .from(messages)
-    .where(and(eq(messages.conversationId, reply.conversationId), lt(messages.id, reply.replyId)))
+    // Private notes are neither the question nor a reply (policies/messages.ts).
+    .where(and(eq(messages.conversationId, reply.conversationId), lt(messages.id, reply.replyId), visitorVisibleMessages()))
     .orderBy(desc(messages.id))
     .limit(5);
   const asked: string[] = [];

@@ -9,3 +9,4 @@ export * from './tables/jobs.js';
 export * from './tables/visitorLinks.js';
 export * from './tables/auth.js';
 export * from './tables/storage.js';
+export * from './tables/inbox.js';

@@ -6,6 +6,7 @@ import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
 import { takeFromBudget } from './budget.js';
 import { accountOwner, sendOnce } from './sendOnce.js';
+import { visitorVisibleMessages } from '../policies/messages.js';
 
 const LAST_MESSAGES = 10;
 
@@ -96,7 +97,8 @@ async function lastLines(db: Db, conversationId: number, visitorName: string): P
     .select({ senderType: messages.senderType, text: messages.message, filePath: messages.filePath, at: messages.createdAt, author: users.name })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.authorId))
-    .where(eq(messages.conversationId, conversationId))
+    // The email may be answered to the visitor (offline form's Reply-To): no private notes in it.
+    .where(and(eq(messages.conversationId, conversationId), visitorVisibleMessages()))
     .orderBy(desc(messages.id))
     .limit(LAST_MESSAGES);
   return rows.reverse().map((m) => ({

@@ -16,6 +16,8 @@ export const rules = {
   'profile.write': () => true,
   /** Teach the assistant, review what it learned, confirm feedback, auto-answer settings. */
   'ai.manage': isAccountAdmin,
+  /** Create, edit and delete canned replies and labels (everyone reads and uses them). */
+  'inbox.manage': isAccountAdmin,
 } satisfies Record<string, (a: Actor) => boolean>;
 
 export type Rule = keyof typeof rules;

@@ -1,13 +1,18 @@
-import type { ConversationDto } from '@parley/shared';
+import type { ConversationDto, LabelDto } from '@parley/shared';
 import type { conversations } from '../db/schema.js';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
 /**
  * A conversation as the message center lists it; the visitor's name and email come from the
- * visitor. `assigneeName` is given by the list (a join); pushes leave the field out.
+ * visitor. `assigneeName` is given by the list (a join); pushes leave the field out. `labels`
+ * likewise: the list and label changes give them, other pushes leave them out.
  */
-export function presentConversation(c: ConversationRow, visitor: { name: string; email: string; assigneeName?: string | null }): ConversationDto {
+export function presentConversation(
+  c: ConversationRow,
+  visitor: { name: string; email: string; assigneeName?: string | null },
+  labels?: LabelDto[],
+): ConversationDto {
   return {
     id: c.id,
     visitor_id: c.visitorId,
@@ -21,5 +26,6 @@ export function presentConversation(c: ConversationRow, visitor: { name: string;
     unread_count: c.unreadCount,
     created_at: c.createdAt.toISOString(),
     waiting_since: c.waitingSince ? c.waitingSince.toISOString() : null,
+    ...(labels ? { labels } : {}),
   };
 }

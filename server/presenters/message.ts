@@ -3,10 +3,11 @@ import type { MessageDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { committedSince } from '../db/commitCursor.js';
 import { messages, users } from '../db/schema.js';
+import { visitorVisibleMessages } from '../policies/messages.js';
 
 export type MessageRow = typeof messages.$inferSelect;
 
-/** One chat message; `author_name` is the staff member's name for sender_type 'user'. */
+/** One chat message; `author_name` is the staff member's name for sender_type 'user' and 'note'. */
 export function presentMessage(m: MessageRow, visitorId: string, authorName: string | null): MessageDto {
   return {
     id: m.id,
@@ -15,7 +16,7 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
     file_path: m.filePath,
     sender_type: m.senderType,
     author_id: m.authorId,
-    author_name: m.senderType === 'user' ? authorName : null,
+    author_name: m.senderType === 'user' || m.senderType === 'note' ? authorName : null,
     client_id: m.clientId,
     created_at: m.createdAt.toISOString(),
   };
@@ -24,12 +25,13 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
 /**
  * A conversation's messages in database order (ascending id), optionally only those after
  * `sinceId`, or only those committed since a cursor's `snapshot` (db/commitCursor.ts), with
- * their authors' names. Shared by the console and widget so both read the same.
+ * their authors' names. Shared by the console and widget so both read the same, except that
+ * `forVisitor` keeps only what a visitor may see (policies/messages.ts: no private notes).
  */
 export async function conversationMessages(
   db: Tx,
   conversation: { id: number; visitorId: string },
-  after: { sinceId?: number | undefined; snapshot?: string | undefined } = {},
+  after: { sinceId?: number | undefined; snapshot?: string | undefined; forVisitor?: boolean } = {},
 ): Promise<MessageDto[]> {
   const inConversation = eq(messages.conversationId, conversation.id);
   const since =
@@ -42,7 +44,7 @@ export async function conversationMessages(
     .select({ message: messages, authorName: users.name })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.authorId))
-    .where(and(inConversation, since))
+    .where(and(inConversation, since, after.forVisitor ? visitorVisibleMessages() : undefined))
     .orderBy(asc(messages.id));
   return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
 }

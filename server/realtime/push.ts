@@ -4,6 +4,7 @@ import { EVENTS } from '@parley/shared';
 import { conversations, visitors } from '../db/schema.js';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
+import { isVisibleToVisitor } from '../policies/messages.js';
 import { conversationAudience, rooms, visitorAudience } from './audience.js';
 
 /**
@@ -24,7 +25,17 @@ export function subscribePush(app: FastifyInstance): void {
     // conversation is announced on its own for the screens that only list conversations.
     io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
     if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
-    io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+    if (isVisibleToVisitor(message)) io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+  });
+
+  // A private note: the consoles that may see the conversation, never the visitor's room. No
+  // conversation rides along: a note changes nothing of it (last message, unread, status).
+  on('note.stored', ({ message, conversation, visitor, authorName }) => {
+    io.to(conversationAudience(conversation)).emit(EVENTS.messageCreated, { message: presentMessage(message, visitor.id, authorName) });
+  });
+
+  on('conversation.labeled', ({ conversation, visitor, labels }) => {
+    io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor, labels) });
   });
 
   on('visitor.updated', async ({ accountId, visitor, pageChanged }) => {

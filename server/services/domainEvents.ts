@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { LabelDto } from '@parley/shared';
 import type { conversations, messages, visitors } from '../db/schema.js';
 
 type Row<T extends { $inferSelect: unknown }> = T['$inferSelect'];
@@ -18,6 +19,21 @@ export interface DomainEventMap {
     authorName: string | null;
     /** True when this message opened the conversation. */
     conversationCreated: boolean;
+  };
+  /** A private note was added to a conversation: the team's consoles only, never the visitor. */
+  'note.stored': {
+    accountId: string;
+    message: Row<typeof messages>;
+    conversation: Row<typeof conversations>;
+    visitor: Row<typeof visitors>;
+    authorName: string;
+  };
+  /** A conversation's labels were set (`labels` is the whole new set). */
+  'conversation.labeled': {
+    accountId: string;
+    conversation: Row<typeof conversations>;
+    visitor: Row<typeof visitors>;
+    labels: LabelDto[];
   };
   /** A visitor's details or page changed. */
   'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean };

@@ -40,6 +40,8 @@ const ADMIN_WRITES = [
   'POST /api/vms/chatwidget-settings',
   'POST /api/vms/greetings',
   'POST /api/vms/account-info',
+  'POST /api/vms/canned-replies',
+  'POST /api/vms/labels',
 ];
 
 describe('route matrix', () => {

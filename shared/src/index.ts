@@ -8,4 +8,5 @@ export * from './schemas/team.js';
 export * from './schemas/messages.js';
 export * from './schemas/widget.js';
 export * from './schemas/chatbot.js';
+export * from './schemas/inbox.js';
 export * from './storage.js';

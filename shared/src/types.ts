@@ -1,5 +1,27 @@
 /** Shapes that leave the server (presenters) and that the console and widget read. */
-export type SenderType = 'visitor' | 'user' | 'bot';
+export type SenderType = 'visitor' | 'user' | 'bot' | 'note';
+/**
+ * The senders whose messages a visitor may ever see (widget calls and pushes, emails). Anything
+ * else (private notes, system lines) stays with the team: server/policies/messages.ts applies it.
+ */
+export const VISITOR_SENDER_TYPES = ['visitor', 'user', 'bot'] as const;
+export type VisitorSenderType = (typeof VISITOR_SENDER_TYPES)[number];
+export const isVisitorVisible = (senderType: string): senderType is VisitorSenderType => (VISITOR_SENDER_TYPES as readonly string[]).includes(senderType);
+
+/** A conversation label (issue 16): `color` is one of LABEL_COLORS. */
+export interface LabelDto {
+  id: number;
+  name: string;
+  color: string;
+}
+
+/** A canned reply: `{{visitor.name}}` and `{{agent.name}}` in `text` are filled in by the composer. */
+export interface CannedReplyDto {
+  id: number;
+  title: string;
+  text: string;
+  shortcut: string;
+}
 
 export interface UserDto {
   id: number;
@@ -53,6 +75,8 @@ export interface ConversationDto {
   created_at: string;
   /** Time of the oldest visitor message not answered by the team yet; null: nobody waiting (issue 16). */
   waiting_since?: string | null;
+  /** Its labels, by name (GET /api/vms/conversations and label changes; other pushes leave it out). */
+  labels?: LabelDto[];
 }
 
 /** Conversations per status, for the list's Mine / Unassigned / All filters (issue 16). */

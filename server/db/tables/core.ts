@@ -202,7 +202,7 @@ export const messages = pgTable(
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
     clientId: text('client_id'),
-    senderType: text('sender_type', { enum: ['visitor', 'user', 'bot'] }).notNull(),
+    senderType: text('sender_type', { enum: ['visitor', 'user', 'bot', 'note'] }).notNull(),
     authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     message: text('message').notNull().default(''),
     filePath: text('file_path').notNull().default(''),

@@ -57,6 +57,7 @@ describe('GET /api/vms/conversations', () => {
       unread_count: 1,
       created_at: expect.any(String),
       waiting_since: expect.any(String),
+      labels: [],
     });
     expect(res.body.data[0]).toMatchObject({ visitor_name: '', visitor_email: '' });
     // Another account sees none of them.

@@ -1,6 +1,6 @@
 import { type SQL, and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { CURSOR_INVALID, type ConversationCountsDto, type ConversationDto } from '@parley/shared';
+import { CURSOR_INVALID, type ConversationCountsDto, type ConversationDto, type LabelDto, labelFilterQuery } from '@parley/shared';
 import type { Db, Tx } from '../../db/client.js';
 import { committedSince, decodeCursor, readWithCursor } from '../../db/commitCursor.js';
 import { conversationCounts, conversations, users, visitors } from '../../db/schema.js';
@@ -9,6 +9,7 @@ import { can, type Actor } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { presentConversation } from '../../presenters/conversation.js';
 import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
+import { hasLabel, labelsOf } from '../labels/conversationLabels.js';
 
 /**
  * GET /api/vms/conversations (issue 16): keyset pages in the order asked, filters, live counts
@@ -20,6 +21,8 @@ export const conversationListQuery = pageQuery.extend({
   sort: z.enum(['newest', 'oldest', 'waiting'], { error: 'sort must be newest, oldest or waiting' }).default('newest'),
   /** The `changes_cursor` of an earlier answer: only what changed since (the other parameters are ignored). */
   changes_since: z.string({ error: CURSOR_INVALID }).max(16_384, { error: CURSOR_INVALID }).regex(/^[A-Za-z0-9_-]+$/, { error: CURSOR_INVALID }).optional(),
+  /** Only conversations carrying this label (issue 16, routes/labels). */
+  label: labelFilterQuery.optional(),
 });
 export type ConversationListQuery = z.output<typeof conversationListQuery>;
 
@@ -72,8 +75,12 @@ function baseQuery(db: Tx, key: SQL, where: SQL | undefined) {
     .where(where);
 }
 
-const present = (r: { conversation: typeof conversations.$inferSelect; name: string; email: string; assigneeName: string | null }): ConversationDto =>
-  presentConversation(r.conversation, r);
+type ListRow = { conversation: typeof conversations.$inferSelect; name: string; email: string; assigneeName: string | null };
+/** The rows as DTOs, each with its labels (one query for the page). */
+async function present(db: Db | Tx, rows: ListRow[]): Promise<ConversationDto[]> {
+  const labelled: Map<number, LabelDto[]> = await labelsOf(db, rows.map((r) => r.conversation.id));
+  return rows.map((r) => presentConversation(r.conversation, r, labelled.get(r.conversation.id) ?? []));
+}
 
 export interface ConversationListAnswer {
   message: 'success';
@@ -106,20 +113,26 @@ export async function listConversations(db: Db, actor: Actor, q: ConversationLis
   if (q.status) filters.push(sql`${conversations.status} = ${q.status}`);
   if (q.assignee === 'me') filters.push(eq(conversations.assigneeId, actor.id));
   if (q.assignee === 'unassigned') filters.push(isNull(conversations.assigneeId));
+  if (q.label !== undefined) filters.push(hasLabel(q.label));
 
   const { result, nextCursor: changesCursor } = await readWithCursor(db, async (tx) => {
     const rows = await baseQuery(tx, order.key, and(...filters))
       .orderBy(sql`${order.key} ${order.dir}`, sql`${conversations.id} ${order.dir}`)
       .limit(limit + 1);
-    return { rows, counts: await conversationCountsOf(tx, actor) };
+    // The counts table knows no labels: a label filter's total is counted (the filter without the cursor).
+    const labelTotal =
+      q.label === undefined
+        ? undefined
+        : ((await tx.select({ n: sql<number>`count(*)::int` }).from(conversations).where(and(...filters.filter((f) => f !== after))))[0]?.n ?? 0);
+    return { rows, counts: await conversationCountsOf(tx, actor), labelTotal };
   });
   const page = pageOf(result.rows, limit, (r) => [q.sort, r.sortKey, r.conversation.id]);
   return {
     message: 'success',
-    data: page.rows.map(present),
+    data: await present(db, page.rows),
     next_cursor: page.nextCursor,
     has_more: page.hasMore,
-    total: totalOf(result.counts, q),
+    total: result.labelTotal ?? totalOf(result.counts, q),
     counts: result.counts,
     changes_cursor: changesCursor,
   };
@@ -155,7 +168,7 @@ async function listChanges(db: Db, actor: Actor, cursor: string): Promise<Conver
   const { counts } = result;
   return {
     message: 'success',
-    data: rows.filter((r) => result.visible.has(r.conversation.id)).map(present),
+    data: await present(db, rows.filter((r) => result.visible.has(r.conversation.id))),
     removed_ids: rows.filter((r) => !result.visible.has(r.conversation.id)).map((r) => r.conversation.id),
     next_cursor: null,
     has_more: hasMore,

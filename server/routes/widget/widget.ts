@@ -61,7 +61,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const { data, nextCursor } = await listMessages(app.db, request.query, async (tx) => {
         const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
         return { conversation: conversation ?? null };
-      });
+      }, { forVisitor: true });
       return { message: 'success', data, next_cursor: nextCursor };
     },
   );
