@@ -69,7 +69,8 @@ export default function Conversations() {
   // A visitor with no conversation yet (or opened from a search hit): the header shows what is known.
   const startedVisitor = !selected && s.selectedId ? visitors.find((v) => v.id === s.selectedId) : undefined;
   const hitName = !selected && s.selectedId ? s.searchResults?.find((h) => h.visitor_id === s.selectedId)?.visitor_name : undefined;
-  const canAssignAnyone = Boolean(user?.permissions?.includes('conversations.readAll'));
+  // The server's rule (E: 'conversations.assignAny'; before it, owner/Admin = 'conversations.readAll').
+  const canAssignAnyone = Boolean(user?.permissions?.some((p) => p === 'conversations.assignAny' || p === 'conversations.readAll'));
   const activeCount = s.counts ? s.counts.all.open + s.counts.all.pending : s.conversations.length;
 
   // Keyboard shortcuts; none fires while typing in a field (shortcutFor) or with a dialog open.
