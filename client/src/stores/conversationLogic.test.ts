@@ -175,7 +175,7 @@ describe('inbox list logic', () => {
 
   it('counts a whole list per assignee and status', () => {
     const counts = countConversations(
-      [c(1, 1, { assignee_id: 7 }), c(2, 1, { assignee_id: 8, status: 'pending' as never }), c(3, 1, { status: 'closed' }), c(4, 1)],
+      [c(1, 1, { assignee_id: 7 }), c(2, 1, { assignee_id: 8, status: 'pending' as never }), c(3, 1, { status: 'closed' as never }), c(4, 1)],
       7,
     );
     expect(counts).toEqual({

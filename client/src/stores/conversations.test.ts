@@ -99,7 +99,7 @@ describe('conversations store: polling while the socket is down', () => {
   });
 
   it('a server without paging is read whole and filtered here, counts included', async () => {
-    handler = () => ({ message: 'success', data: [conv(1), conv(2, { status: 'closed' }), conv(3, { assignee_id: 7 })] });
+    handler = () => ({ message: 'success', data: [conv(1), conv(2, { status: 'closed' as never }), conv(3, { assignee_id: 7 })] });
     await useConversations.getState().loadConversations('reset');
     const st = useConversations.getState();
     expect(st.paged).toBe(false);

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { avatarStyle, initial, preview, shortDateTime, visitorName } from '../../lib/format';
-import type { InboxConversation } from '../../stores/conversationLogic';
+import { type InboxConversation, statusOf } from '../../stores/conversationLogic';
 import { Banner, Spinner } from '../ui';
 import { Icon } from '../icons';
 import { InboxFilters, type InboxFiltersProps } from './InboxFilters';
@@ -83,7 +83,8 @@ export function ConversationList(props: Props) {
         <ul className="mc-list-items" aria-label="Conversation list">
           {conversations.map((c, i) => {
             const name = visitorName(c.visitor_name);
-            const badge = STATUS_LABEL[c.status === 'closed' ? 'resolved' : c.status];
+            const status = statusOf(c);
+            const badge = STATUS_LABEL[status];
             return (
               <li key={c.visitor_id}>
                 <button
@@ -111,7 +112,7 @@ export function ConversationList(props: Props) {
                       <span className="conv-preview" style={{ flex: 1 }}>
                         {typing[c.visitor_id] ? <em>typing...</em> : preview(c.last_message)}
                       </span>
-                      {badge && <span className={`conv-status conv-status-${c.status}`}>{badge}</span>}
+                      {badge && <span className={`conv-status conv-status-${status}`}>{badge}</span>}
                       {c.unread_count > 0 && c.visitor_id !== selectedId && <span className="unread">{c.unread_count}</span>}
                     </span>
                     {c.assignee_name && <span className="conv-assignee">{c.assignee_name}</span>}
