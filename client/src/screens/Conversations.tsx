@@ -5,6 +5,9 @@ import { ChatView } from '../components/conversations/ChatView';
 import { COMPOSER_INPUT_ID } from '../components/conversations/Composer';
 import { ConversationActions } from '../components/conversations/ConversationActions';
 import { ConversationList } from '../components/conversations/ConversationList';
+import { ConversationLabels } from '../components/inbox/ConversationLabels';
+import { LabelFilter } from '../components/inbox/LabelFilter';
+import { withLabel } from '../lib/labels';
 import { KeyboardHelp } from '../components/conversations/KeyboardHelp';
 import { SearchResults } from '../components/conversations/SearchResults';
 import { neighbour, shortcutFor } from '../components/conversations/shortcuts';
@@ -13,6 +16,7 @@ import { Icon } from '../components/icons';
 import { filterConversations, statusOf } from '../stores/conversationLogic';
 import { useAuth } from '../stores/auth';
 import { useConversations } from '../stores/conversations';
+import { useInbox } from '../stores/inbox';
 import { useVisitors } from '../stores/visitors';
 
 const EMPTY: never[] = [];
@@ -61,9 +65,14 @@ export default function Conversations() {
   const messages = s.selectedId ? (s.messagesByVisitor[s.selectedId] ?? EMPTY) : EMPTY;
   const searching = s.search.trim().length > 0;
   // Without a server search call the box filters what is loaded (PRODUCT.md section 10).
+  const labelFilter = useInbox((i) => i.labelFilter);
   const shown = useMemo(
-    () => (s.serverSearch ? s.conversations : filterConversations(s.conversations, s.search, (c) => (s.messagesByVisitor[c.visitor_id] ?? []).map((m) => m.message).join('\n'))),
-    [s.serverSearch, s.conversations, s.search, s.messagesByVisitor],
+    () =>
+      withLabel(
+        s.serverSearch ? s.conversations : filterConversations(s.conversations, s.search, (c) => (s.messagesByVisitor[c.visitor_id] ?? []).map((m) => m.message).join('\n')),
+        labelFilter,
+      ),
+    [s.serverSearch, s.conversations, s.search, s.messagesByVisitor, labelFilter],
   );
   const selected = s.current && s.current.visitor_id === s.selectedId ? s.current : (s.conversations.find((c) => c.visitor_id === s.selectedId) ?? null);
   // A visitor with no conversation yet (or opened from a search hit): the header shows what is known.
@@ -122,6 +131,7 @@ export default function Conversations() {
         actions={
           <>
             <SearchBox placeholder="Search visitors..." label={SEARCH_LABEL} value={s.search} onChange={s.setSearch} />
+            <LabelFilter />
             <BellButton />
             <button type="button" className="icon-btn" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelp(true)}>
               ?
@@ -180,6 +190,8 @@ export default function Conversations() {
             onTyping={s.sendTyping}
             onDismissSendError={s.clearSendError}
             headerActions={
+              <>
+              <ConversationLabels conversation={selected} />
               <ConversationActions
                 conversation={selected}
                 userId={user?.id ?? null}
@@ -189,6 +201,7 @@ export default function Conversations() {
                 onStatus={(status, snooze) => s.selectedId && void s.setStatus(s.selectedId, status, snooze)}
                 onAssign={(uid) => s.selectedId && void s.assign(s.selectedId, uid)}
               />
+              </>
             }
             actionError={s.actionError}
             onDismissActionError={s.clearActionError}

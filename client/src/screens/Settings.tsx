@@ -3,6 +3,8 @@ import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { DangerZone, PasswordForm, ProfileForm } from '../components/settings/AccountForms';
 import { AccountInfoForm, GreetingsForm } from '../components/settings/GreetingsAccountForms';
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
+import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
+import { LabelsManager } from '../components/inbox/LabelsManager';
 import { useCan } from '../stores/auth';
 
 /**
@@ -25,6 +27,8 @@ export default function Settings() {
         <div className="section-gap">
           <WidgetSettingsForm />
           <GreetingsForm />
+          <CannedRepliesManager />
+          <LabelsManager />
         </div>
         <div className="section-gap">
           <ProfileForm />

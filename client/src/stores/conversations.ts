@@ -10,7 +10,9 @@ import {
 import { ApiError, api, errorText, formData, unwrap } from '../lib/api';
 import { acquireSocket, releaseSocket } from '../lib/socket';
 import type { SnoozeChoice } from '../components/conversations/snooze';
+import { keepHeldLabels } from '../lib/labels';
 import { useAuth } from './auth';
+import { useInbox } from './inbox';
 import {
   type ChatMessage,
   type InboxConversation,
@@ -193,6 +195,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
     status: f.status,
     assignee: f.assignee === 'mine' ? 'me' : f.assignee,
     sort: f.sort,
+    label: useInbox.getState().labelFilter ?? undefined,
     ...extra,
   });
 
@@ -204,7 +207,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
     const byVisitor = new Map(s.conversations.map((c) => [c.visitor_id, c]));
     const named = changed.map((c) => {
       const held = byVisitor.get(c.visitor_id) ?? (s.current?.visitor_id === c.visitor_id ? s.current : undefined);
-      const out = withAssigneeName(c, held, s.members);
+      const out = keepHeldLabels(withAssigneeName(c, held, s.members), held);
       return out.visitor_id === s.selectedId ? { ...out, unread_count: 0 } : out;
     });
     if (!s.paged) {

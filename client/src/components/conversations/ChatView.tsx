@@ -5,6 +5,7 @@ import { initial, plural, shortTime, visitorName } from '../../lib/format';
 import type { ChatMessage } from '../../stores/conversations';
 import { Banner, Spinner } from '../ui';
 import { Icon } from '../icons';
+import { NoteMessage } from '../inbox/NoteMessage';
 import { Composer } from './Composer';
 import { buildThread } from './thread';
 import './inbox.css';
@@ -44,6 +45,7 @@ interface Props {
 }
 
 function MessageItem({ m, showName, visitor }: { m: ChatMessage; showName: boolean; visitor: string }) {
+  if (m.sender_type === 'note') return <NoteMessage m={m} />;
   const out = m.sender_type === 'user';
   const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : visitor;
   const image = m.file_path ? <MessageImage filePath={m.file_path} alt={`Attachment from ${who}`} /> : null;
@@ -279,7 +281,7 @@ export function ChatView(props: Props) {
         </div>
       )}
       {props.composerExtra}
-      <Composer disabled={!visitorId} canAttach={canAttach} onSend={props.onSend} onTyping={props.onTyping} />
+      <Composer disabled={!visitorId} canAttach={canAttach} onSend={props.onSend} onTyping={props.onTyping} visitorId={visitorId} visitorName={visitorNameRaw} />
     </section>
   );
 }

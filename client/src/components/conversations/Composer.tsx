@@ -1,6 +1,7 @@
 import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE } from '@parley/shared';
 import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { Icon } from '../icons';
+import { useInboxComposer } from '../inbox/useInboxComposer';
 
 /** The reply box's id: the keyboard shortcut that focuses the composer finds it by this. */
 export const COMPOSER_INPUT_ID = 'mc-composer-input';
@@ -10,11 +11,16 @@ interface Props {
   canAttach: boolean;
   onSend: (text: string, image: File | null) => void;
   onTyping?: (typing: boolean) => void;
+  /** The open conversation, for private notes and the canned replies' {{visitor.name}}. */
+  visitorId?: string;
+  visitorName?: string;
 }
 
 /** Text box, attach-image (5 MB), preview with Remove, send. Enter sends, Shift+Enter adds a line. */
-export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
+export function Composer({ disabled, canAttach, onSend, onTyping, visitorId, visitorName }: Props) {
   const [text, setText] = useState('');
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const inbox = useInboxComposer({ text, setText, textarea, visitorId, visitorName });
   const [image, setImage] = useState<File | null>(null);
   const [previewUrl, setPreviewUrl] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
@@ -45,6 +51,11 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
 
   const submit = () => {
     if (!canSend) return;
+    if (inbox.isNote) {
+      void inbox.sendNote(text.trim()).then((ok) => ok && setText(''));
+      stopTyping();
+      return;
+    }
     onSend(text.trim(), image);
     setText('');
     setImage(null);
@@ -53,6 +64,7 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (inbox.onKeyDown(e)) return;
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       submit();
@@ -61,6 +73,7 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
 
   const onChange = (e: ChangeEvent<HTMLTextAreaElement>) => {
     setText(e.target.value);
+    if (inbox.isNote) return; // the visitor does not see a note being typed
     if (!typingOn.current && e.target.value) {
       typingOn.current = true;
       onTyping?.(true);
@@ -87,13 +100,20 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
 
   return (
     <form
-      className="composer"
+      className={`composer${inbox.isNote ? ' composer-note' : ''}`}
       aria-label="Reply"
       onSubmit={(e) => {
         e.preventDefault();
         submit();
       }}
     >
+      {inbox.picker}
+      {inbox.toggle}
+      {inbox.noteError && (
+        <p className="field-error" role="alert">
+          {inbox.noteError}
+        </p>
+      )}
       {image && previewUrl && (
         <div className="attach-preview">
           <img src={previewUrl} alt="Selected attachment preview" />
@@ -113,7 +133,7 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
         </div>
       )}
       <div className="composer-row">
-        {canAttach && (
+        {canAttach && !inbox.isNote && (
           <>
             <input ref={fileInput} type="file" accept="image/*" className="sr-only" tabIndex={-1} aria-hidden="true" onChange={onFile} data-testid="attach-input" />
             <button type="button" className="icon-btn" aria-label="Attach image" disabled={disabled} onClick={() => fileInput.current?.click()}>
@@ -121,8 +141,8 @@ export function Composer({ disabled, canAttach, onSend, onTyping }: Props) {
             </button>
           </>
         )}
-        <textarea id={COMPOSER_INPUT_ID} className="input" rows={1} placeholder="Type your message..." aria-label="Message" value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} />
-        <button type="submit" className="btn btn-primary btn-md" aria-label="Send message" disabled={!canSend}>
+        <textarea ref={textarea} id={COMPOSER_INPUT_ID} className="input" rows={1} {...inbox.textareaProps} value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} />
+        <button type="submit" className="btn btn-primary btn-md" aria-label={inbox.isNote ? 'Save private note' : 'Send message'} disabled={!canSend}>
           <Icon.send />
         </button>
       </div>

@@ -1,3 +1,4 @@
+import { LabelChips } from '../inbox/LabelChips';
 import { useEffect, useRef } from 'react';
 import { avatarStyle, initial, preview, shortDateTime, visitorName } from '../../lib/format';
 import { type InboxConversation, statusOf } from '../../stores/conversationLogic';
@@ -108,6 +109,7 @@ export function ConversationList(props: Props) {
                     <span className="conv-email" style={{ display: 'block' }}>
                       {c.visitor_email || 'No email'}
                     </span>
+                    <LabelChips labels={c.labels} />
                     <span className="conv-meta">
                       <span className="conv-preview" style={{ flex: 1 }}>
                         {typing[c.visitor_id] ? <em>typing...</em> : preview(c.last_message)}
