@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
+import { registerDbLanes } from './plugins/dbLanes.js';
 import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
 import { startSessionExpiry } from './services/sessions.js';
@@ -84,6 +85,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
+  registerDbLanes(app); // first hook: every request's database calls wait in its tenant's lane
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

@@ -21,6 +21,8 @@ const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').f
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
 const SERVER = path.join(ROOT, 'server/dist/index.js');
+// Extra node flags for the servers, e.g. BENCH_ABUSE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a flood.
+const NODE_ARGS = (process.env.BENCH_ABUSE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 // ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
 
@@ -106,13 +108,14 @@ async function pool(count, concurrency, seconds, task) {
 
 async function startNode(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', SERVER], {
+  const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', ...NODE_ARGS, SERVER], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300 && child.exitCode === null; i++) {
+  // Start-up (PGlite's first run, migrations) takes seconds on a quiet machine, minutes on a loaded one.
+  for (const deadline = Date.now() + 300_000; Date.now() < deadline && child.exitCode === null; ) {
     if ((await call(base, 'GET', '/readyz')).status === 200) {
       return {
         base,

@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import * as schema from './schema.js';
+import { FairQueue } from './fair.js';
 import { runMigrations } from './migrate.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -15,6 +16,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The scheduler in front of the connections: tenants take turns (db/fair.ts). */
+  fair: FairQueue;
   /** Runs the SQL migrations under an advisory lock (safe when several nodes start at once). */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */
@@ -134,12 +137,19 @@ class GuardedPool extends pg.Pool {
   private readonly generations = new WeakMap<pg.PoolClient, number>();
   private probeTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /**
+   * The pool's waiters, served round-robin over tenants (db/fair.ts) instead of first come first
+   * served: one slot per connection, held from checkout to release (a transaction keeps its
+   * connection, and its slot, until it ends).
+   */
+  readonly fair: FairQueue;
 
   constructor(
     private readonly clientConfig: pg.ClientConfig,
     private readonly opts: PoolOptions,
   ) {
     super({ ...clientConfig, max: opts.poolMax, idleTimeoutMillis: opts.idleTimeoutMs });
+    this.fair = new FairQueue(opts.poolMax);
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.on('error', (err) => this.noteError(err));
     this.on('connect', (client) => {
@@ -201,24 +211,42 @@ class GuardedPool extends pg.Pool {
   }
 
   private async checkout(): Promise<pg.PoolClient> {
-    for (;;) {
-      if (this.down) throw new DatabaseUnavailableError();
-      let client: PoolClient;
-      try {
-        client = (await super.connect()) as PoolClient;
-      } catch (err) {
-        this.noteError(err);
-        throw err;
+    if (this.down) throw new DatabaseUnavailableError();
+    // Waiting for a turn counts against the connect timeout, as waiting in pg.Pool's queue did.
+    const started = Date.now();
+    const slot = await this.fair.acquire(undefined, this.opts.connectTimeoutMs, () => new Error('timeout exceeded when trying to connect'));
+    try {
+      for (;;) {
+        if (this.down) throw new DatabaseUnavailableError();
+        let client: PoolClient;
+        try {
+          client = (await super.connect()) as PoolClient;
+        } catch (err) {
+          this.noteError(err);
+          throw err;
+        }
+        const born = this.generations.get(client);
+        if (born !== this.generation) {
+          client.release(new Error('connection opened before the database was lost'));
+          if (Date.now() - started > this.opts.connectTimeoutMs) throw new DatabaseUnavailableError();
+          continue;
+        }
+        // A client checked out before the breaker opened is dropped when it comes back; either
+        // way its slot goes to the next lane's waiter.
+        const release = client.release.bind(client);
+        let released = false;
+        client.release = (err?: Error | boolean) => {
+          if (!released) {
+            released = true;
+            slot();
+          }
+          return release(err || (this.generation !== born ? new Error('stale connection') : undefined));
+        };
+        return client;
       }
-      const born = this.generations.get(client);
-      if (born !== this.generation) {
-        client.release(new Error('connection opened before the database was lost'));
-        continue;
-      }
-      // A client checked out before the breaker opened is dropped when it comes back.
-      const release = client.release.bind(client);
-      client.release = (err?: Error | boolean) => release(err || (this.generation !== born ? new Error('stale connection') : undefined));
-      return client;
+    } catch (err) {
+      slot();
+      throw err;
     }
   }
 
@@ -275,6 +303,7 @@ export async function openPostgres(url: string, options: Partial<PoolOptions> = 
   return {
     db,
     kind: 'postgres',
+    fair: pool.fair,
     async migrate() {
       // Its own connection without statement timeouts: a migration may take long.
       const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: opts.connectTimeoutMs, keepAlive: true });
@@ -301,6 +330,22 @@ export async function openPostgres(url: string, options: Partial<PoolOptions> = 
   };
 }
 
+/**
+ * PGlite is one connection: its calls run one at a time, first come first served, so one
+ * tenant's queued writes would delay every other tenant's reads. Its entry points go through a
+ * one-slot FairQueue instead (db/fair.ts: round-robin over tenants). A transaction holds the slot
+ * until it ends; its own queries use the transaction object, not these, so it never waits on itself.
+ */
+function shareFairly(client: PGlite): FairQueue {
+  const fair = new FairQueue(1, { yieldBetweenTurns: true });
+  const target = client as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => Promise<unknown>>;
+  for (const name of ['query', 'exec', 'transaction'] as const) {
+    const original = target[name].bind(client);
+    target[name] = (...args: unknown[]) => fair.run(() => original(...args));
+  }
+  return fair;
+}
+
 /** The embedded default: PGlite in dataDir (or in memory when dataDir is undefined). */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   let client: PGlite;
@@ -312,10 +357,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     client = new PGlite();
   }
   await client.waitReady;
+  const fair = shareFairly(client);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    fair,
     async migrate() {
       await runMigrations(
         (text) => client.exec(text),

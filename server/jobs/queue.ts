@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../db/client.js';
 import { dropOutbox, type OutboxEntry, writeOutbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/relay.js';
+import { SYSTEM_LANE, runInLane } from '../db/fair.js';
 import type { JobsSettings } from './config.js';
 import { type JobName, type JobPayloads, validatePayload } from './registry.js';
 import { JOB_TOPIC, type EnqueueOptions, type JobBackend, type JobCounts, type JobRunner } from './types.js';
@@ -38,7 +39,8 @@ export class Jobs implements JobRunner {
   }
 
   wake(): void {
-    this.relay.wake();
+    // Woken by a request, the relay's passes are still the server's own work, not that tenant's.
+    runInLane(SYSTEM_LANE, () => this.relay.wake());
   }
 
   async cancel(dedupeKey: string): Promise<void> {

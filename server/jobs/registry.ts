@@ -5,6 +5,7 @@ import { notificationJobs } from '../notifications/jobs.js';
 import { visitorReplyJobs } from '../notifications/visitorReply.js';
 import { authJobs } from '../routes/auth/jobs.js';
 import { storageJobs } from '../storage/cleanup.js';
+import { SYSTEM_LANE, laneOfAccount, runInLane } from '../db/fair.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from './types.js';
 
 /**
@@ -32,7 +33,9 @@ export async function runJob(name: string, payload: unknown, ctx: JobContext): P
   if (!def) throw new PermanentJobError(`unknown job ${name}`);
   const parsed = def.schema.safeParse(payload);
   if (!parsed.success) throw new PermanentJobError(`invalid payload for ${name}: ${parsed.error.message}`);
-  await def.handle(parsed.data, ctx);
+  // Its database calls wait in the lane of the account it works for (db/fair.ts), else the server's own.
+  const accountId = (parsed.data as { accountId?: unknown }).accountId;
+  await runInLane(typeof accountId === 'string' ? laneOfAccount(accountId) : SYSTEM_LANE, () => def.handle(parsed.data, ctx));
 }
 
 /** The delay before retry number `attempt` (1-based runs made so far): base, 2x, 4x... */

@@ -6,6 +6,7 @@ import { HttpError } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
 import { hashToken } from '../services/secrets.js';
 import { type SessionLifetime, sessionExpired, touchAfterMs } from '../services/sessions.js';
+import { requestAccount } from './dbLanes.js';
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -60,5 +61,6 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
   if (!token) throw new HttpError(401, 'No authentication token found');
   const actor = await actorForToken(request.server.db, token, request.server.config.sessions);
   if (!actor) throw new HttpError(401, 'Unauthenticated');
+  requestAccount(actor.accountId, { tokenHash: actor.tokenHash });
   request.actor = actor;
 }

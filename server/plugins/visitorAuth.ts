@@ -6,6 +6,7 @@ import { HttpError, unauthenticated } from '../errors.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
 import { bearerToken } from './auth.js';
+import { requestAccount } from './dbLanes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +36,7 @@ export async function authenticateVisitor(request: FastifyRequest): Promise<void
   if (!token) throw new HttpError(401, 'No authentication token found');
   const visitor = await visitorForToken(request.server.db, token);
   if (!visitor) throw unauthenticated();
+  requestAccount(visitor.accountId, { tokenHash: hashToken(token) });
   request.visitor = visitor;
 }
 

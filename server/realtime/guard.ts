@@ -3,6 +3,16 @@ import type { SendAck } from '@parley/shared';
 import { HttpError, errorReply } from '../errors.js';
 import { assertNoNul } from '../plugins/bodyParsers.js';
 import { TOO_MANY_REQUESTS } from '../services/rateLimit.js';
+import { SYSTEM_LANE, laneOfAccount, runInLane } from '../db/fair.js';
+
+/** A socket event's database calls wait in its account's lane (db/fair.ts), like its HTTP calls. */
+function inAccountLane<A extends unknown[]>(socket: Socket, listener: (...args: A) => void): (...args: A) => void {
+  return (...args) => {
+    const data = socket.data as { accountId?: string; actor?: { accountId: string } } | undefined;
+    const accountId = data?.accountId ?? data?.actor?.accountId;
+    runInLane(accountId ? laneOfAccount(accountId) : SYSTEM_LANE, () => listener(...args));
+  };
+}
 
 /** Console sockets: events a socket may send per window; past that its events are refused. */
 const EVENTS_PER_WINDOW = 100;
@@ -52,7 +62,7 @@ function perSocketWindow(): () => Promise<void> {
 export function guardSocket(socket: Socket, log: { error: (o: object, m: string) => void }, limit: () => Promise<void> = perSocketWindow()) {
   let refused = 0;
   return function on(event: string, handler: (payload: unknown, ack: Ack) => Promise<void>): void {
-    socket.on(event, (payload: unknown, maybeAck?: unknown) => {
+    socket.on(event, inAccountLane(socket, (payload: unknown, maybeAck?: unknown) => {
       const ack: Ack = typeof maybeAck === 'function' ? (maybeAck as Ack) : () => {};
       limit()
         .then(
@@ -70,6 +80,6 @@ export function guardSocket(socket: Socket, log: { error: (o: object, m: string)
           if (errorReply(err).unexpected) log.error({ err, event }, 'socket event failed');
           ack(reply);
         });
-    });
+    }));
   };
 }

@@ -20,6 +20,7 @@ import { accounts, conversations, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
+import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
 import { presentVisitor } from '../../presenters/visitor.js';
@@ -30,6 +31,7 @@ const EVENT_STATUS = { load: 'Pending', connect: 'Active', error: 'Error' } as c
 async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
   const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.widgetKey, widgetKey)).limit(1);
   if (!account) throw notFound('Unknown widget');
+  requestAccount(account.id, { widgetKey }); // this request's and the key's next database calls wait in the account's lane
   return account.id;
 }
 
@@ -51,6 +53,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       referrer: body.referrer,
       locale: body.locale,
     });
+    requestAccount(accountId, { tokenHash: visitor.tokenHash }); // the visitor's next calls start in the account's lane
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
   });
 

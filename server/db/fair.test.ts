@@ -1,0 +1,201 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { TEST_DB, createPgDatabase, testConfig } from '../test/harness.js';
+import { buildAccount, call } from '../test/factories.js';
+import { buildVisitor } from '../test/chatFactories.js';
+import { type Database, openPglite, openPostgres } from './client.js';
+import { FairQueue, laneOfAccount, runForAccount, runInLane } from './fair.js';
+
+/**
+ * One tenant's flood never slows another (issue 11): the database is shared round-robin between
+ * accounts, not first come first served, on both databases (PGlite's one connection, and the
+ * PostgreSQL pool's waiters).
+ */
+
+/** drizzle's execute() answers the driver's result: rows on both drivers. */
+const rowsOf = (result: unknown) => (result as { rows: { n: number }[] }).rows;
+
+describe('FairQueue', () => {
+  it('serves lanes in turn: a newcomer waits one call per other waiting lane, not for the whole queue', async () => {
+    const q = new FairQueue(1);
+    const order: string[] = [];
+    const hold = await q.acquire('a'); // a call in progress
+    const waits: Promise<void>[] = [];
+    const take = (lane: string, name: string) =>
+      waits.push(
+        q.acquire(lane).then((release) => {
+          order.push(name);
+          release();
+        }),
+      );
+    for (let i = 0; i < 50; i++) take('a', `a${i}`);
+    take('b', 'b0');
+    take('c', 'c0');
+    take('b', 'b1');
+    expect(q.pending).toBe(53);
+    hold();
+    await Promise.all(waits);
+    // a, b and c alternate while each has waiters; b's second call does not wait for a's 50.
+    expect(order.slice(0, 6)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2']);
+    expect(order).toHaveLength(53);
+    expect(q.pending).toBe(0);
+  });
+
+  it('keeps each lane in order and uses every slot', async () => {
+    const q = new FairQueue(3);
+    const releases = await Promise.all([q.acquire('a'), q.acquire('a'), q.acquire('b')]);
+    const got: string[] = [];
+    const next = [q.acquire('a').then(() => got.push('a3')), q.acquire('a').then(() => got.push('a4')), q.acquire('b').then(() => got.push('b1'))];
+    expect(q.pending).toBe(3);
+    for (const r of releases) r();
+    await Promise.all(next);
+    expect(got).toEqual(['a3', 'b1', 'a4']);
+  });
+
+  it('a waiter that times out leaves the queue; the others are still served', async () => {
+    const q = new FairQueue(1);
+    const hold = await q.acquire('a');
+    const late = q.acquire('a', 20, () => new Error('timeout exceeded when trying to connect'));
+    const patient = q.acquire('b');
+    await expect(late).rejects.toThrow('timeout exceeded when trying to connect');
+    expect(q.pending).toBe(1);
+    hold();
+    const release = await patient;
+    release();
+    expect(q.pending).toBe(0);
+  });
+});
+
+describe(`fair database access (${TEST_DB})`, () => {
+  let database: Database;
+  let drop = async () => {};
+
+  beforeAll(async () => {
+    if (TEST_DB === 'postgres') {
+      const created = await createPgDatabase();
+      drop = created.drop;
+      // Two connections: a flood of 40 calls fills the pool's queue.
+      database = await openPostgres(created.url, { poolMax: 2 });
+    } else {
+      database = await openPglite(undefined);
+    }
+    await database.db.execute(sql`create table counters (id int primary key, n int not null)`);
+    await database.db.execute(sql`insert into counters values (1, 0)`);
+  });
+  afterAll(async () => {
+    await database.close();
+    await drop();
+  });
+
+  it("serves another account's query after a bounded number of turns, not after the flooding account's whole queue", async () => {
+    const { db } = database;
+    const done: string[] = [];
+    const flood = Array.from({ length: 40 }, (_, i) =>
+      runForAccount('flooder', async () => await db.execute(sql`select pg_sleep(0.005), ${i}::int as i`)).then(() => done.push(`flood${i}`)),
+    );
+    // Queued after all 40: first come first served would answer it last.
+    const other = runForAccount('other', async () => await db.execute(sql`select 1 as one`)).then(() => done.push('other'));
+    await Promise.all([...flood, other]);
+    expect(done).toHaveLength(41);
+    // At most the calls already holding a connection, plus one turn of the flooder, come first.
+    expect(done.indexOf('other')).toBeLessThanOrEqual(4);
+  });
+
+  it('transactions keep their connection under the scheduler: no deadlock, all or nothing', async () => {
+    const { db } = database;
+    // Many transactions of two accounts, interleaved with single queries of both, all at once.
+    const bump = (account: string) =>
+      runForAccount(account, () =>
+        db.transaction(async (tx) => {
+          const [row] = rowsOf(await tx.execute(sql`select n from counters where id = 1 for update`));
+          await tx.execute(sql`select pg_sleep(0.001)`);
+          await tx.execute(sql`update counters set n = ${(row?.n ?? 0) + 1} where id = 1`);
+        }),
+      );
+    const reads = (account: string) => Array.from({ length: 10 }, () => runForAccount(account, async () => await db.execute(sql`select n from counters where id = 1`)));
+    const failed = runForAccount('a', () =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`update counters set n = n + 1000 where id = 1`);
+        throw new Error('rolled back');
+      }),
+    );
+    await Promise.all([
+      ...Array.from({ length: 15 }, () => bump('a')),
+      ...reads('b'),
+      ...Array.from({ length: 15 }, () => bump('b')),
+      ...reads('a'),
+      expect(failed).rejects.toThrow('rolled back'),
+    ]);
+    const [row] = rowsOf(await db.execute(sql`select n from counters where id = 1`));
+    expect(row?.n).toBe(30);
+  });
+
+  it('calls outside any request share the server lane and still run', async () => {
+    const results = await Promise.all([database.db.execute(sql`select 1 as one`), runInLane('x', async () => await database.db.execute(sql`select 2 as two`))]);
+    expect(results.map((r) => rowsOf(r).length)).toEqual([1, 1]);
+  });
+});
+
+describe(`requests wait in their account's lane (${TEST_DB})`, () => {
+  const t = {} as { app: FastifyInstance; database: Database; dataDir: string; drop: () => Promise<void> };
+  beforeAll(async () => {
+    t.dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-fair-'));
+    t.drop = async () => {};
+    if (TEST_DB === 'postgres') {
+      const created = await createPgDatabase();
+      t.drop = created.drop;
+      // Few connections: the flood's calls queue for them as they do for PGlite's one (no
+      // connect timeout on a slow test machine: waiting is what is measured).
+      t.database = await openPostgres(created.url, { poolMax: 2, connectTimeoutMs: 60_000 });
+    } else {
+      t.database = await openPglite(undefined);
+    }
+    await t.database.migrate();
+    t.app = await buildApp({ config: testConfig(t.dataDir), database: t.database, logger: false });
+    await t.app.ready();
+  });
+  afterAll(async () => {
+    await t.app.close();
+    await t.database.close();
+    await t.drop();
+    await fs.rm(t.dataDir, { recursive: true, force: true });
+  });
+
+  it("another tenant's console waits a few turns, not a turn per queued flood call", async () => {
+    const flooded = await buildAccount(t.app);
+    const other = await buildAccount(t.app);
+    const visitors = await Promise.all(Array.from({ length: 40 }, () => buildVisitor(t.app, flooded.widgetKey)));
+    // Each token once, as any earlier call would: the node then knows whose it is before reading.
+    await Promise.all(visitors.map((v) => call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: 'hello' } })));
+    const alone = t.database.fair.granted;
+    expect((await call(t.app, 'GET', '/api/vms/conversations', { token: other.token })).status).toBe(200);
+    const own = t.database.fair.granted - alone; // the console call's own database calls
+
+    // 40 visitors send at once, twice each, with the console call among them.
+    let during = 0;
+    const flood = visitors.flatMap((v, i) =>
+      [0, 1].map((j) =>
+        call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: `flood ${i}-${j}` } }).then((r) => expect(r.status).toBe(201)),
+      ),
+    );
+    const before = t.database.fair.granted;
+    const console = call(t.app, 'GET', '/api/vms/conversations', { token: other.token }).then((r) => {
+      during = t.database.fair.granted - before;
+      expect(r.status).toBe(200);
+    });
+    await Promise.all([...flood, console]);
+    // First come first served, each of its calls would wait for the flood's 40 queued ones. In
+    // turns, each waits for about one call per other busy lane (the flooded account's, the server's).
+    expect(during).toBeLessThan(own * 4 + 10);
+    expect(during).toBeLessThan(40);
+  }, 120_000);
+
+  it('lanes are per account: laneOfAccount names them', () => {
+    expect(laneOfAccount('x')).not.toBe(laneOfAccount('y'));
+  });
+});

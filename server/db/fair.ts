@@ -1,0 +1,161 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Fair access to the database between tenants (issue 11: "one tenant's flood never slows
+ * another"). Every database call runs for someone: the account of the request, socket event or
+ * job that makes it, or (before the account is known) the caller's widget key or IP. That "lane"
+ * travels with the async context (AsyncLocalStorage); the database client (db/client.ts) asks a
+ * FairQueue for a connection in that lane. Lanes are served round-robin, one call each, so an
+ * account with a thousand queued writes delays another account's read by at most one call per
+ * other waiting lane, not by the whole queue.
+ */
+
+/** The mutable context of one request, socket event or job: which lane its database calls use. */
+export interface DbContext {
+  lane: string;
+}
+
+const contexts = new AsyncLocalStorage<DbContext>();
+
+/** Calls without a context (start-up, timers of the server itself) share this lane. */
+export const SYSTEM_LANE = 'system';
+
+export const laneOfAccount = (accountId: string): string => `account:${accountId}`;
+
+/** Runs `fn` in a new context whose database calls use `lane`. */
+export function runInLane<T>(lane: string, fn: () => T): T {
+  return contexts.run({ lane }, fn);
+}
+
+/** Runs `fn` with the database calls of `accountId`'s lane. */
+export function runForAccount<T>(accountId: string, fn: () => T): T {
+  return runInLane(laneOfAccount(accountId), fn);
+}
+
+/**
+ * The current context learned who it works for: its next database calls use that account's lane
+ * (no-op outside a context).
+ */
+export function setLaneAccount(accountId: string): void {
+  const ctx = contexts.getStore();
+  if (ctx) ctx.lane = laneOfAccount(accountId);
+}
+
+/** The lane of the current context (SYSTEM_LANE outside any). */
+export function currentLane(): string {
+  return contexts.getStore()?.lane ?? SYSTEM_LANE;
+}
+
+type Grant = (release: () => void) => void;
+
+/**
+ * A counting semaphore whose waiters are served round-robin over lanes: each time a slot frees
+ * up, the lane at the head of the rotation gets it for its oldest waiter and, if it has more
+ * waiters, goes to the back. A lane that had nothing waiting joins at the back, so a new
+ * caller waits for at most one call per other waiting lane.
+ */
+export class FairQueue {
+  private free: number;
+  /** Waiting lanes in rotation order (Map keeps insertion order), each with its FIFO of waiters. */
+  private readonly lanes = new Map<string, Grant[]>();
+  private waiting = 0;
+  /** Turns given so far (calls served), all lanes together. */
+  granted = 0;
+
+  private dispatchScheduled = false;
+
+  /**
+   * `yieldBetweenTurns`: hand a freed slot to the next waiter on a later turn of the event loop
+   * (setImmediate), not at once. For a database that answers without I/O (PGlite runs in this
+   * thread): otherwise its queued calls run back to back as one chain of microtasks, and no
+   * socket, no other request, is served until the whole queue is done.
+   */
+  constructor(
+    readonly slots: number,
+    private readonly opts: { yieldBetweenTurns?: boolean } = {},
+  ) {
+    if (!Number.isInteger(slots) || slots < 1) throw new Error('FairQueue needs at least one slot');
+    this.free = slots;
+  }
+
+  /** Callers waiting for a slot, all lanes together. */
+  get pending(): number {
+    return this.waiting;
+  }
+
+  /**
+   * Resolves with a release function once the lane's turn comes (at once when a slot is free and
+   * nobody waits). With `timeoutMs`, a waiter still waiting then leaves the queue and rejects
+   * with `timeoutError()`.
+   */
+  acquire(lane: string = currentLane(), timeoutMs?: number, timeoutError: () => Error = () => new Error('timed out waiting for the database')): Promise<() => void> {
+    if (this.free > 0 && this.waiting === 0) {
+      this.free--;
+      this.granted++;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const grant: Grant = (release) => {
+        clearTimeout(timer);
+        resolve(release);
+      };
+      const queue = this.lanes.get(lane);
+      if (queue) queue.push(grant);
+      else this.lanes.set(lane, [grant]);
+      this.waiting++;
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const waiters = this.lanes.get(lane);
+          const at = waiters?.indexOf(grant) ?? -1;
+          if (!waiters || at < 0) return; // granted meanwhile
+          waiters.splice(at, 1);
+          if (waiters.length === 0) this.lanes.delete(lane);
+          this.waiting--;
+          reject(timeoutError());
+        }, timeoutMs);
+      }
+    });
+  }
+
+  /** Runs `fn` holding one slot of the current lane. */
+  async run<T>(fn: () => Promise<T>, lane: string = currentLane()): Promise<T> {
+    const release = await this.acquire(lane);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.free++;
+      if (!this.opts.yieldBetweenTurns) return this.dispatch();
+      if (this.dispatchScheduled || this.waiting === 0) return;
+      this.dispatchScheduled = true;
+      setImmediate(() => {
+        this.dispatchScheduled = false;
+        this.dispatch();
+      });
+    };
+  }
+
+  private dispatch(): void {
+    while (this.free > 0 && this.waiting > 0) {
+      const head = this.lanes.entries().next().value;
+      if (!head) return;
+      const [lane, queue] = head;
+      const grant = queue.shift() as Grant;
+      this.lanes.delete(lane);
+      if (queue.length > 0) this.lanes.set(lane, queue); // to the back of the rotation
+      this.waiting--;
+      this.free--;
+      this.granted++;
+      grant(this.releaser());
+    }
+  }
+}
