@@ -341,7 +341,8 @@ function shareFairly(client: PGlite): FairQueue {
   const target = client as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => Promise<unknown>>;
   for (const name of ['query', 'exec', 'transaction'] as const) {
     const original = target[name].bind(client);
-    target[name] = (...args: unknown[]) => fair.run(() => original(...args));
+    // Closing or closed, PGlite refuses at once: a call queued behind one it will never answer must not wait.
+    target[name] = (...args: unknown[]) => (client.ready ? fair.run(() => original(...args)) : original(...args));
   }
   return fair;
 }
