@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { MessageDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { committedSince } from '../db/commitCursor.js';
@@ -27,12 +27,29 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
  * `sinceId`, or only those committed since a cursor's `snapshot` (db/commitCursor.ts), with
  * their authors' names. Shared by the console and widget so both read the same, except that
  * `forVisitor` keeps only what a visitor may see (policies/messages.ts: no private notes).
+ * With `page`: the newest `limit + 1` before `before` (issue 16), still ascending.
  */
 export async function conversationMessages(
   db: Tx,
   conversation: { id: number; visitorId: string },
-  after: { sinceId?: number | undefined; snapshot?: string | undefined; forVisitor?: boolean } = {},
+  after: {
+    sinceId?: number | undefined;
+    snapshot?: string | undefined;
+    forVisitor?: boolean;
+    page?: { limit: number; before?: number | undefined };
+  } = {},
 ): Promise<MessageDto[]> {
+  if (after.page) {
+    const { limit, before } = after.page;
+    const rows = await db
+      .select({ message: messages, authorName: users.name })
+      .from(messages)
+      .leftJoin(users, eq(users.id, messages.authorId))
+      .where(and(eq(messages.conversationId, conversation.id), before !== undefined ? lt(messages.id, before) : undefined, after.forVisitor ? visitorVisibleMessages() : undefined))
+      .orderBy(desc(messages.id))
+      .limit(limit + 1);
+    return rows.reverse().map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
+  }
   const inConversation = eq(messages.conversationId, conversation.id);
   const since =
     after.snapshot !== undefined

@@ -93,6 +93,19 @@ export interface ConversationCountsDto {
   all: ConversationStatusCounts;
 }
 
+/** One hit of GET /api/vms/search: a message (message_id) or a visitor's name/email (message_id null). */
+export interface SearchResultDto {
+  visitor_id: string;
+  conversation_id: number | null;
+  message_id: number | null;
+  /** Up to 160 characters around the first match. */
+  snippet: string;
+  /** [start, end) character offsets of the matched words in `snippet`. */
+  highlights: [number, number][];
+  created_at: string;
+  visitor_name: string;
+}
+
 /** The paging fields every paged list answers with (issue 16; PRODUCT.md section 11). */
 export interface PageInfo {
   /** Pass as `cursor` for the next page; null on the last page. */

@@ -154,7 +154,7 @@ describe('GET /api/vms/messages/:visitor_id', () => {
     const v = await buildVisitor(t.app, owner.widgetKey);
     const res = await call(t.app, 'GET', `/api/vms/messages/${v.id}`, { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ message: 'success', data: [], next_cursor: expect.any(String) });
+    expect(res.body).toEqual({ message: 'success', data: [], next_cursor: expect.any(String), has_more: false });
   });
 
   it.each(['not-a-uuid', "1' OR '1'='1", '00000000-0000-0000-0000-000000000000', '%00'])('answers 404 for the id %s', async (id) => {

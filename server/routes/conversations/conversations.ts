@@ -13,6 +13,7 @@ import { findVisibleVisitor } from '../../policies/conversations.js';
 import { presentMessage } from '../../presenters/message.js';
 import { conversationListQuery, listConversations } from './inboxList.js';
 import { listMessages } from './messageList.js';
+import { searchAccount, searchQuery } from './search.js';
 
 const secured = { security: [{ bearer: [] }] };
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -25,6 +26,10 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
     async (request) => listConversations(app.db, request.actor, request.query),
   );
 
+  app.get('/search', { schema: { tags: ['conversations'], querystring: searchQuery, ...secured }, onRequest: authenticate }, async (request) =>
+    searchAccount(app.db, request.actor, request.query),
+  );
+
   app.get(
     '/messages/:visitor_id',
     {
@@ -32,7 +37,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       onRequest: authenticate,
     },
     async (request) => {
-      const { found, data, nextCursor, incremental } = await listMessages(app.db, request.query, (tx) =>
+      const { found, data, nextCursor, hasMore, incremental } = await listMessages(app.db, request.query, (tx) =>
         findVisibleVisitor(tx as Db, request.actor, request.params.visitor_id),
       );
       // Opening a conversation (a first load, not a poll) marks it read.
@@ -40,7 +45,8 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       if (conversation && !incremental && conversation.unreadCount > 0) {
         await markConversationRead(app, conversation, visitor, data.at(-1)?.id ?? 0);
       }
-      return { message: 'success', data, next_cursor: nextCursor };
+      // next_cursor: the poll cursor (unchanged); has_more: older messages exist (ask again with before=data[0].id).
+      return { message: 'success', data, next_cursor: nextCursor, has_more: hasMore };
     },
   );
 

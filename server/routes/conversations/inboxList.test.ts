@@ -241,3 +241,51 @@ describe('changes_since', () => {
     expect(res.body.removed_ids).toEqual([]);
   });
 });
+
+describe('messages of a conversation, paged', () => {
+  it('answers the newest page ascending and older pages with before, on the console and in the widget', async () => {
+    const o = await buildAccount(t.app);
+    const v = await buildChattingVisitor(t.app, o.widgetKey, 'm1');
+    for (let i = 2; i <= 7; i++) await call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message: `m${i}` } });
+    const get = (query: string) => call(t.app, 'GET', `/api/vms/messages/${v.id}?${query}`, { token: o.token });
+    const texts = (res: { body: { data: { message: string }[] } }) => res.body.data.map((m) => m.message);
+    const newest = await get('limit=3');
+    expect(texts(newest)).toEqual(['m5', 'm6', 'm7']);
+    expect(newest.body.has_more).toBe(true);
+    expect(newest.body.next_cursor).toEqual(expect.any(String)); // still the poll cursor
+    const older = await get(`limit=3&before=${newest.body.data[0].id}`);
+    expect(texts(older)).toEqual(['m2', 'm3', 'm4']);
+    expect(older.body.has_more).toBe(true);
+    const oldest = await get(`limit=3&before=${older.body.data[0].id}`);
+    expect(texts(oldest)).toEqual(['m1']);
+    expect(oldest.body.has_more).toBe(false);
+    // Without limit: everything up to the cap.
+    const all = await get('');
+    expect(texts(all)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+    expect(all.body.has_more).toBe(false);
+    // The widget pages the same way.
+    const widget = await call(t.app, 'GET', '/api/widget/messages?limit=2', { token: v.token });
+    expect(texts(widget)).toEqual(['m6', 'm7']);
+    expect(widget.body.has_more).toBe(true);
+    // Another account cannot read them.
+    const stranger = await buildAccount(t.app);
+    expect((await call(t.app, 'GET', `/api/vms/messages/${v.id}?limit=3`, { token: stranger.token })).status).toBe(404);
+    for (const bad of ['limit=0', 'limit=1000', 'before=abc', 'before=0']) {
+      const res = await get(bad);
+      expect(res.status, bad).toBe(422);
+    }
+  });
+
+  it('without limit answers the newest 500 of a long history with has_more', async () => {
+    const o = await buildAccount(t.app);
+    const v = await buildChattingVisitor(t.app, o.widgetKey, 'first');
+    await t.app.database.db.execute(sql`
+      insert into messages (account_id, conversation_id, sender_type, message)
+      select c.account_id, c.id, 'visitor', 'bulk ' || i from conversations c, generate_series(1, 502) i where c.visitor_id = ${v.id}`);
+    const res = await call(t.app, 'GET', `/api/vms/messages/${v.id}`, { token: o.token });
+    expect(res.body.data).toHaveLength(500);
+    expect(res.body.data[0].message).toBe('bulk 3');
+    expect(res.body.data.at(-1).message).toBe('bulk 502');
+    expect(res.body.has_more).toBe(true);
+  });
+});

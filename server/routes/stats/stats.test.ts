@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, visitors } from '../../db/schema.js';
+import { conversations, messages, visitors } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call } from '../../test/factories.js';
 import { assignConversation, buildChattingVisitor, buildVisitor } from '../../test/chatFactories.js';
@@ -27,6 +27,8 @@ describe('GET /api/vms/stats', () => {
     await buildVisitor(t.app, owner.widgetKey, {}, { 'user-agent': DESKTOP_UA });
     // The visitor wrote 90 s ago; the agent answered now.
     await t.database.db.update(messages).set({ createdAt: new Date(Date.now() - 90_000) }).where(eq(messages.senderType, 'visitor'));
+    // The conversation keeps its first visitor message time (migration 0017): moved the same way.
+    await t.database.db.update(conversations).set({ firstVisitorMessageAt: new Date(Date.now() - 90_000), waitingSince: new Date(Date.now() - 90_000) });
     await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v1.id, message: 'hello!' } });
 
     const res = await call(t.app, 'GET', '/api/vms/stats?range=24h', { token: owner.token });
@@ -72,6 +74,8 @@ describe('GET /api/vms/stats', () => {
     await assignConversation(t.app, theirs.id, other.id);
     // The other Agent's visitor waited 90 s for an answer: not part of this Agent's response time.
     await t.database.db.update(messages).set({ createdAt: new Date(Date.now() - 90_000) }).where(eq(messages.senderType, 'visitor'));
+    // The conversation keeps its first visitor message time (migration 0017): moved the same way.
+    await t.database.db.update(conversations).set({ firstVisitorMessageAt: new Date(Date.now() - 90_000), waitingSince: new Date(Date.now() - 90_000) });
     await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: theirs.id, message: 'answer' } });
 
     const all = (await call(t.app, 'GET', '/api/vms/stats?range=24h', { token: owner.token })).body.data;

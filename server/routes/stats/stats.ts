@@ -133,15 +133,14 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
           .where(and(scope.visitor, gte(visitors.createdAt, before), sql`${visitors.createdAt} < ${since.toISOString()}::timestamptz`)),
       ),
       count(db.select({ n }).from(conversations).where(and(scope.conversation, gte(conversations.lastMessageAt, since)))),
-      // Per conversation with activity in the range: first staff reply after the first visitor message.
+      // First response: per conversation whose first visitor message is in the range, the first
+      // staff reply after it; both times are kept on the conversation (migration 0017), so this
+      // reads the range's conversations, never the messages.
       db.execute<{ avg: string | null }>(sql`
-        select avg(extract(epoch from (fu - fv))) as avg from (
-          select min(${messages.createdAt}) filter (where ${messages.senderType} = 'visitor') as fv,
-                 min(${messages.createdAt}) filter (where ${messages.senderType} = 'user') as fu
-          from ${messages}
-          where ${scope.message} and ${messages.createdAt} >= ${since.toISOString()}::timestamptz
-          group by ${messages.conversationId}
-        ) x where fu > fv`),
+        select avg(extract(epoch from (${conversations.firstReplyAt} - ${conversations.firstVisitorMessageAt}))) as avg
+        from ${conversations}
+        where ${scope.conversation} and ${conversations.firstVisitorMessageAt} >= ${since.toISOString()}::timestamptz
+          and ${conversations.firstReplyAt} is not null`),
       // Visitors seen in the range, by device: their sum is the range's active visitors.
       db
         .select({ device: visitors.device, n })

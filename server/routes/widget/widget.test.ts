@@ -97,7 +97,7 @@ describe('widget messages', () => {
   it('the first message creates the conversation; each visitor message adds one unread', async () => {
     const v = await buildVisitor(t.app, owner.widgetKey);
     expect(await conversationOf(v.id)).toBeUndefined();
-    expect((await call(t.app, 'GET', '/api/widget/messages', { token: v.token })).body).toEqual({ message: 'success', data: [], next_cursor: expect.any(String) });
+    expect((await call(t.app, 'GET', '/api/widget/messages', { token: v.token })).body).toEqual({ message: 'success', data: [], next_cursor: expect.any(String), has_more: false });
     const res = await postForm(t.app, '/api/widget/messages', v.token, { message: ' Hi! ' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({

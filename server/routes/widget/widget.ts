@@ -61,11 +61,11 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     '/widget/messages',
     { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
-      const { data, nextCursor } = await listMessages(app.db, request.query, async (tx) => {
+      const { data, nextCursor, hasMore } = await listMessages(app.db, request.query, async (tx) => {
         const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
         return { conversation: conversation ?? null };
       }, { forVisitor: true });
-      return { message: 'success', data, next_cursor: nextCursor };
+      return { message: 'success', data, next_cursor: nextCursor, has_more: hasMore };
     },
   );
 

@@ -36,4 +36,8 @@ export const sinceIdQuery = z.object({
   since_id: z.coerce.number({ error: 'since_id must be a message id' }).int().min(0, { error: 'since_id must be a message id' }).optional(),
   /** The `next_cursor` of the previous answer: only messages committed since (commit-safe; wins over since_id). */
   cursor: z.string({ error: CURSOR_INVALID }).max(16_384, { error: CURSOR_INVALID }).regex(/^[A-Za-z0-9_-]+$/, { error: CURSOR_INVALID }).optional(),
+  /** Issue 16: a page of at most `limit` messages (newest, ascending); without it at most 500, plus `has_more`. */
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int({ error: 'limit must be a whole number from 1 to 100' }).min(1, { error: 'limit must be a whole number from 1 to 100' }).max(100, { error: 'limit must be a whole number from 1 to 100' }).optional(),
+  /** Issue 16: older history: the messages before this message id (the first one the client holds). */
+  before: z.coerce.number({ error: 'before must be a message id' }).int({ error: 'before must be a message id' }).min(1, { error: 'before must be a message id' }).optional(),
 });
