@@ -1,3 +1,4 @@
+import compress from '@fastify/compress';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
@@ -31,6 +32,7 @@ import paymentsRoutes from './routes/payments/payments.js';
 import chatLinkRoutes from './routes/chatLink/chatLink.js';
 import { subscribeVisitorReplies } from './notifications/visitorReply.js';
 import { registerJobs } from './jobs/plugin.js';
+import { registerMetrics } from './metrics/metrics.js';
 import { registerAi } from './ai/plugin.js';
 import { registerRealtime } from './realtime/plugin.js';
 import settingsRoutes from './routes/settings/settings.js';
@@ -134,6 +136,11 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   registerErrorHandler(app);
   registerBodyParsers(app);
 
+  // Text answers (API JSON, index.html) above 1 KB go out brotli or gzip by Accept-Encoding, with
+  // Vary; the console's and widget's built files are precompressed (plugins/webApp.ts) and pass
+  // through as they are. Socket.IO answers on the raw server, so it is never compressed twice.
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
+
   await app.register(swagger, {
     openapi: {
       info: { title: 'Parley API', version: '1.0.0', description: 'Live chat and visitor management.' },
@@ -195,6 +202,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(chatLinkRoutes, { prefix: '/api' });
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
+  registerMetrics(app);
   await registerJobs(app);
   await registerAi(app);
   await registerRealtime(app);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { precompress } from './precompress.mjs';
 
 const common = { bundle: true, minify: true, target: ['es2019'], legalComments: 'none', charset: 'utf8', write: false, logLevel: 'warning' };
 mkdirSync('dist', { recursive: true });
@@ -48,3 +49,4 @@ const chat = sizes.filter(([n]) => n !== 'preview.js').reduce((a, [, , gz]) => a
 const largest = langSizes.reduce((a, b) => (b[2] > a[2] ? b : a));
 console.log(`  dist/lang/*.js            ${langSizes.length} languages; largest ${largest[0]}: raw ${kb(largest[1])}  gzip ${kb(largest[2])}  brotli ${kb(largest[3])}`);
 console.log(`  loader + UI + transport (gzip): ${kb(chat)}; + largest language ${kb(chat + largest[2])} (budget 25 KB; loader budget 2 KB)`);
+console.log(`  precompressed: ${precompress('dist').length} .br/.gz files beside the built files`);

@@ -6,8 +6,6 @@ import { createMailer } from '../services/mail.js';
 import { BullmqRunner } from './bullmq.js';
 import { type JobsSettings, jobsSettings } from './config.js';
 import { InProcessRunner } from './inProcess.js';
-import { Registry } from 'prom-client';
-import { serveMetrics } from '../routes/health/metrics.js';
 import { registerJobMetrics } from './metrics.js';
 import { Jobs } from './queue.js';
 import type { JobContext, JobQueue, JobRunner } from './types.js';
@@ -39,10 +37,7 @@ export async function registerJobs(app: FastifyInstance): Promise<void> {
   const runner = createJobRunner(app.config, app.db, app.log, settings);
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
-  // One registry per app, so several apps in one process (tests) do not collide.
-  const registry = new Registry();
-  registerJobMetrics(registry, runner);
-  serveMetrics(app, registry);
+  registerJobMetrics(app.metrics.registry, runner);
   // Every node relays the outbox, whether or not it runs workers: any live node hands jobs over.
   app.addHook('onReady', async () => {
     runner.startRelay();

@@ -204,8 +204,8 @@ const s = jobsSuite();
     const res = await app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
-    expect(res.body).toMatch(/^parley_jobs_failed_total 1$/m);
-    expect(res.body).toMatch(/^parley_jobs_pending 1$/m);
+    expect(res.body).toMatch(/^parley_jobs_failed_total\{node="[^"]+"\} 1$/m);
+    expect(res.body).toMatch(/^parley_jobs_pending\{node="[^"]+"\} 1$/m);
     expect(s.smtp.mails).toHaveLength(0);
   });
 

@@ -105,7 +105,7 @@ describe('outbox with BullMQ on a private redis-server', () => {
       expect(decodeHeader(mail!.headers.subject!)).toContain('Missed chat from');
       const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-test-token-0123456789' } });
       expect(metrics.statusCode).toBe(200);
-      expect(metrics.body).toMatch(/^parley_outbox_lost_total 1$/m);
+      expect(metrics.body).toMatch(/^parley_outbox_lost_total\{node="[^"]+"\} 1$/m);
       await waitUntil('the outbox to empty', async () => (await app.database.db.select().from(outbox)).length === 0);
       await sleep(300);
       expect(s.smtp.mails).toHaveLength(1);

@@ -50,24 +50,24 @@ export function consoleCsp(connectSources: string[]): string {
  */
 export async function registerWebApp(app: FastifyInstance, dist = { client: CLIENT_DIST, widget: WIDGET_DIST }): Promise<void> {
   if (fs.existsSync(dist.widget)) {
-    await app.register(fastifyStatic, {
+    // The built files carry .br/.gz siblings (widget/precompress.mjs): sent as they are, by
+    // Accept-Encoding, never compressed per request.
+    const widgetFiles = {
       root: dist.widget,
-      prefix: '/widget/',
-      decorateReply: false,
-      index: false,
-      setHeaders(res) {
-        res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders(res: { setHeader(name: string, value: string): unknown }, filePath: string) {
+        const loader = path.basename(filePath).startsWith('widget.js');
+        res.setHeader('Cache-Control', loader ? 'public, max-age=300' : 'public, max-age=31536000, immutable');
         res.setHeader('Access-Control-Allow-Origin', '*');
+        res.setHeader('Vary', 'Accept-Encoding');
       },
-    });
-    const loader = path.join(dist.widget, 'widget.js');
-    app.get('/widget.js', { schema: { hide: true } }, async (_req, reply) => {
-      const body = await fs.promises.readFile(loader);
-      return reply
-        .header('Content-Type', 'text/javascript; charset=utf-8')
-        .header('Cache-Control', 'public, max-age=300')
-        .header('Access-Control-Allow-Origin', '*')
-        .send(body);
+    };
+    await app.register(fastifyStatic, { ...widgetFiles, prefix: '/widget/', decorateReply: false, index: false });
+    // The loader at /widget.js: its own scope, so its sendFile does not clash with the console's.
+    await app.register(async (scope) => {
+      await scope.register(fastifyStatic, { ...widgetFiles, serve: false });
+      scope.get('/widget.js', { schema: { hide: true } }, (_req, reply) => reply.sendFile('widget.js'));
     });
   }
 
@@ -79,8 +79,10 @@ export async function registerWebApp(app: FastifyInstance, dist = { client: CLIE
     decorateReply: true,
     index: false,
     wildcard: false,
+    preCompressed: true,
     setHeaders(res, filePath) {
       const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
+      res.setHeader('Vary', 'Accept-Encoding');
       res.setHeader('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
       res.setHeader('X-Content-Type-Options', 'nosniff');
     },

@@ -26,6 +26,7 @@ export function subscribePush(app: FastifyInstance): void {
     io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
     if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
     if (isVisibleToVisitor(message)) io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+    app.metrics?.pushed(message.createdAt);
   });
 
   // A private note: the consoles that may see the conversation, never the visitor's room. No

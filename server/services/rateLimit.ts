@@ -40,7 +40,7 @@ export function createLimiter(
         insuranceLimiter: new RateLimiterMemory(opts),
       })
     : new RateLimiterMemory(opts);
-  const refuse = (res: RateLimiterRes) => new HttpError(429, message, undefined, secondsUntil(res));
+  const refuse = (res: RateLimiterRes) => Object.assign(new HttpError(429, message, undefined, secondsUntil(res)), { limit: name });
   return {
     async consume(key) {
       try {

@@ -18,10 +18,10 @@ describe('GET /metrics', () => {
     t = await createTestApp();
     const local = await metrics();
     expect(local.statusCode).toBe(200);
-    expect(local.body).toMatch(/^parley_jobs_pending \d+$/m);
-    expect(local.body).toMatch(/^parley_outbox_pending 0$/m);
-    expect(local.body).toMatch(/^parley_outbox_oldest_pending_seconds 0$/m);
-    expect(local.body).toMatch(/^parley_outbox_lost_total 0$/m);
+    expect(local.body).toMatch(/^parley_jobs_pending\{node="[^"]+"\} \d+$/m);
+    expect(local.body).toMatch(/^parley_outbox_pending\{node="[^"]+"\} 0$/m);
+    expect(local.body).toMatch(/^parley_outbox_oldest_pending_seconds\{node="[^"]+"\} 0$/m);
+    expect(local.body).toMatch(/^parley_outbox_lost_total\{node="[^"]+"\} 0$/m);
     const message = 'Metrics are served only to this machine: set METRICS_TOKEN or METRICS_PORT to scrape them from elsewhere';
     for (const res of [await metrics({}, '203.0.113.7'), await metrics({ 'x-forwarded-for': '203.0.113.7' }), await metrics({}, '10.0.0.5')]) {
       expect(res.statusCode).toBe(403);
@@ -40,7 +40,7 @@ describe('GET /metrics', () => {
     }
     const ok = await metrics({ authorization: `Bearer ${TOKEN}` }, '203.0.113.7');
     expect(ok.statusCode).toBe(200);
-    expect(ok.body).toMatch(/^parley_outbox_relayed 0$/m);
+    expect(ok.body).toMatch(/^parley_outbox_relayed\{node="[^"]+"\} 0$/m);
   });
 
   it('with METRICS_PORT serves it on that port only (and asks for the token when one is set)', async () => {
@@ -51,7 +51,7 @@ describe('GET /metrics', () => {
     expect(onApp.json()).toEqual({ message: 'Not found', error: 'Not found' });
     const res = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toMatch(/^parley_jobs_failed_total 0$/m);
+    expect(await res.text()).toMatch(/^parley_jobs_failed_total\{node="[^"]+"\} 0$/m);
     const other = await fetch(`http://127.0.0.1:${port}/api/vms/user`);
     expect(other.status).toBe(404);
     await t.close();
