@@ -77,7 +77,8 @@ export interface ConversationDto {
   visitor_email: string;
   last_message: string;
   last_message_at: string | null;
-  status: ConversationStatus;
+  /** 'closed' only comes from a server before migration 0016 (the console still reads one). */
+  status: ConversationStatus | 'closed';
   /** While pending: when it wakes up by itself; null: until the visitor writes (or not pending). */
   snoozed_until: string | null;
   /** Start of the current stretch (creation, or the last reopen after a resolve). */
