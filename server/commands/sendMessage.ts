@@ -11,6 +11,9 @@ import type { MessageRow } from '../presenters/message.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import type { Storage } from '../services/storage.js';
+import { routeNewConversation } from '../policies/routing.js';
+import { statusPatch } from './conversationLifecycle.js';
+import { insertSystemLine, lines } from './systemLine.js';
 
 const LAST_SEEN_GRAIN_MS = 60_000;
 
@@ -41,6 +44,11 @@ export interface SendMessageResult {
   created: boolean;
   /** true when this message opened the visitor's conversation. */
   conversationCreated: boolean;
+  /**
+   * The system lines this message caused (a visitor reopening a pending or resolved
+   * conversation; routing assigning a new one), pushed after the message.
+   */
+  changes?: { line: MessageRow; previousAssigneeId: number | null; assigneeName: string | null }[];
 }
 
 type Stored = SendMessageResult & { jobsRecorded: number };
@@ -75,8 +83,17 @@ export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<
   if (jobsRecorded > 0) deps.jobs?.wake();
   // After the commit: real-time push and learning react to a new message (a repeated
   // client_id stored nothing new).
-  const { created, ...stored } = result;
+  const { created, changes, ...stored } = result;
   if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored });
+  for (const change of changes ?? []) {
+    await deps.events.emit('conversation.changed', {
+      accountId: input.visitor.accountId,
+      conversation: result.conversation,
+      visitor: result.visitor,
+      ...change,
+      lineAuthorName: null,
+    });
+  }
   return result;
 }
 
@@ -138,17 +155,31 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
     }
 
     const fromVisitor = input.senderType === 'visitor';
+    // A visitor writing reopens a pending (snoozed) or resolved conversation, with a system line.
+    const reopens = fromVisitor && conversation.status !== 'open';
+    // A visitor's new chat may be routed to an Agent (policies/routing.ts); offline-form messages are not chats.
+    const routed = opened && fromVisitor && input.countsTowardLimit !== false ? await routeNewConversation(db, tx, accountId) : null;
     const [updated] = await tx
       .update(conversations)
       .set({
         lastMessage: input.text || IMAGE_PLACEHOLDER,
         lastMessageAt: inserted.createdAt,
         unreadCount: fromVisitor ? sql`${conversations.unreadCount} + 1` : 0,
-        // A visitor writing again reopens a closed conversation.
-        ...(fromVisitor ? { status: 'open' as const } : {}),
+        ...(reopens ? statusPatch(conversation, 'open', inserted.createdAt) : {}),
+        ...(routed ? { assigneeId: routed.id } : {}),
       })
       .where(eq(conversations.id, conversation.id))
       .returning();
+    const changes: NonNullable<SendMessageResult['changes']> = [];
+    if (reopens) {
+      const line = await insertSystemLine(tx, conversation, lines.reopenedByItself(), null);
+      changes.push({ line, previousAssigneeId: conversation.assigneeId, assigneeName: await authorNameOf(tx, conversation.assigneeId) });
+    }
+    if (routed) {
+      const line = await insertSystemLine(tx, conversation, lines.routed(routed.name), null);
+      // Never seen unassigned: no "old audience" to tell.
+      changes.push({ line, previousAssigneeId: routed.id, assigneeName: routed.name });
+    }
     const current = fromVisitor ? await touchVisitor(tx, visitor) : visitor;
     const now = updated ?? conversation;
     const jobs = rules
@@ -161,6 +192,7 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
       authorName: input.author?.name ?? null,
       created: true,
       conversationCreated: opened,
+      changes,
       jobsRecorded: await writeOutbox(tx, jobs),
     };
   });
@@ -205,7 +237,10 @@ const param = (name: string) => sql.placeholder(name);
  * same statement, only when a rule applies (most messages write none): ruleEntry() in SQL.
  */
 const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
-  with conv as (select id from ${conversations} where visitor_id = ${param('visitorId')}),
+  with conv as (
+    -- A visitor writing to a pending or resolved conversation takes the transaction path (it reopens it).
+    select id from ${conversations} where visitor_id = ${param('visitorId')} and (status = 'open' or not ${param('fromVisitor')}::boolean)
+  ),
   ins as (
     insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path)
     select ${param('accountId')}, conv.id, ${param('clientId')}, ${param('senderType')}, ${param('authorId')}, ${param('text')}, ${param('filePath')} from conv
@@ -216,8 +251,7 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
     update ${conversations} c set
       last_message = ${param('lastMessage')},
       last_message_at = ins.created_at,
-      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end,
-      status = case when ${param('fromVisitor')}::boolean then 'open' else c.status end
+      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end
     from ins where c.id = ins.conversation_id
     returning c.*
   ),

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Config, publicUrlOf } from '../config.js';
 import type { Db } from '../db/client.js';
 import { subscribeNotifications } from '../notifications/subscribe.js';
+import type { DomainEvents } from '../services/domainEvents.js';
+import { subscribeLifecycle } from './lifecycle.js';
 import { createMailer } from '../services/mail.js';
 import { BullmqRunner } from './bullmq.js';
 import { type JobsSettings, jobsSettings } from './config.js';
@@ -18,9 +20,15 @@ declare module 'fastify' {
 }
 
 /** The handlers' context and the runner chosen by the config (shared with `npm run worker`). */
-export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, settings: JobsSettings = jobsSettings(config.jobs)): JobRunner {
+export function createJobRunner(
+  config: Config,
+  db: Db,
+  log: FastifyBaseLogger,
+  settings: JobsSettings = jobsSettings(config.jobs),
+  events?: DomainEvents,
+): JobRunner {
   const mailer = createMailer(config, log);
-  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root };
+  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events };
   const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);
@@ -34,9 +42,10 @@ export function createJobRunner(config: Config, db: Db, log: FastifyBaseLogger, 
 /** Starts the outbox relay and the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
 export async function registerJobs(app: FastifyInstance): Promise<void> {
   const settings = jobsSettings(app.config.jobs);
-  const runner = createJobRunner(app.config, app.db, app.log, settings);
+  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events);
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
+  subscribeLifecycle({ db: app.db, events: app.events, jobs: runner });
   registerJobMetrics(app.metrics.registry, runner);
   // Every node relays the outbox, whether or not it runs workers: any live node hands jobs over.
   app.addHook('onReady', async () => {

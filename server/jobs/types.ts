@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
 import type { OutboxEntry, OutboxRow, OutboxSink } from '../outbox/outbox.js';
 import type { OutboxCounts, RelayTotals } from '../outbox/relay.js';
+import type { DomainEvents } from '../services/domainEvents.js';
 import type { Mailer } from '../services/mail.js';
 import type { JobsSettings } from './config.js';
 import type { JobName, JobPayloads } from './registry.js';
@@ -17,6 +18,11 @@ export interface JobContext {
   publicUrl: string;
   /** Where uploaded files live (config.uploads.root): the storage cleanup removes them there. */
   storageRoot: string;
+  /**
+   * The server's domain events, so a job's change is pushed live (through the Redis adapter to
+   * every node). Absent in `npm run worker`: consoles then see the change on their next poll.
+   */
+  events?: DomainEvents | undefined;
 }
 
 export interface JobDefinition<N extends string = string, S extends z.ZodType = z.ZodType> {

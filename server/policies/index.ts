@@ -12,6 +12,8 @@ export const rules = {
   'settings.read': () => true,
   'settings.write': isAccountAdmin,
   'conversations.readAll': isAccountAdmin,
+  /** Assign a conversation to anyone; an Agent may only claim unassigned ones or hand back their own. */
+  'conversations.assignAny': isAccountAdmin,
   'images.attach': (a: Actor) => a.status !== 'disabled',
   'profile.write': () => true,
   /** Teach the assistant, review what it learned, confirm feedback, auto-answer settings. */

@@ -25,7 +25,13 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
 
   // Widgets of the account learn that an agent is here (and, on the last disconnect, gone).
   forgetPresence(app.db, actor.accountId);
-  app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: true });
+  // Only a member who is available makes the team online (an 'away' member changes nothing).
+  void isAgentOnline(app.db, actor.accountId).then(
+    (online) => {
+      if (online) app.io.to(rooms.widgets(actor.accountId)).emit(EVENTS.agentPresence, { online: true });
+    },
+    (err: unknown) => app.log.warn({ err }, 'agent presence push failed'),
+  );
   socket.on('disconnect', () => {
     forgetPresence(app.db, actor.accountId);
     if (app.realtimeClosing()) return;

@@ -80,14 +80,15 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
 
   app.decorate('io', io as unknown as Server);
   app.decorate('realtimeClosing', () => closing);
-  /** Live presence: whether any console socket of the account is connected, on any node. */
-  const agentsOnline = async (accountId: string) => {
+  /** Live presence: the members with a console socket of the account connected, on any node. */
+  const agentsOnline = async (accountId: string): Promise<number[]> => {
     // The Redis adapter leaks a rejection when asked while its client is down: don't ask then.
-    if (closing || !adapterReady()) return false;
+    if (closing || !adapterReady()) return [];
     try {
-      return (await io.in(rooms.console(accountId)).fetchSockets()).length > 0;
+      const sockets = await io.in(rooms.console(accountId)).fetchSockets();
+      return [...new Set(sockets.map((s) => (s.data as Extract<SocketData, { kind: 'console' }>).actor.id))];
     } catch {
-      return false; // another node did not answer in time: presence is best effort
+      return []; // another node did not answer in time: presence is best effort
     }
   };
   useLivePresence(app.db, agentsOnline);

@@ -5,6 +5,7 @@ import { conversations, visitors } from '../db/schema.js';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
 import { isVisibleToVisitor } from '../policies/messages.js';
+import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import { conversationAudience, rooms, visitorAudience } from './audience.js';
 
 /**
@@ -60,6 +61,21 @@ export function subscribePush(app: FastifyInstance): void {
     for (const { conversation, visitor } of rows) {
       io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
     }
+  });
+
+  on('conversation.changed', ({ conversation, visitor, previousAssigneeId, assigneeName, line, lineAuthorName }) => {
+    const conversationDto = presentConversation(conversation, { ...visitor, assigneeName });
+    const now = conversationAudience(conversation);
+    // Those who saw it before a reassignment learn it left them; those who see it now get it.
+    const before = previousAssigneeId === conversation.assigneeId ? [] : conversationAudience({ accountId: conversation.accountId, assigneeId: previousAssigneeId });
+    // System lines are console-only: never to the visitor's room.
+    if (line) io.to(now).emit(EVENTS.messageCreated, { message: presentMessage(line, visitor.id, lineAuthorName), conversation: conversationDto });
+    io.to([...new Set([...now, ...before])]).emit(EVENTS.conversationUpdated, { conversation: conversationDto });
+  });
+
+  on('agents.availabilityChanged', async ({ accountId }) => {
+    forgetPresence(app.db, accountId);
+    io.to(rooms.widgets(accountId)).emit(EVENTS.agentPresence, { online: await isAgentOnline(app.db, accountId) });
   });
 
   on('user.statusChanged', ({ userId }) => {

@@ -51,6 +51,22 @@ export interface DomainEventMap {
   'user.statusChanged': { accountId: string; userId: number; status: 'active' | 'disabled' };
   /** A conversation was read by an agent (unread reset). */
   'conversation.read': { accountId: string; conversation: Row<typeof conversations>; visitor: Row<typeof visitors>; lastId: number };
+  /**
+   * A conversation's status or assignee changed (issue 16): `line` is the system line written
+   * with it. Pushed to the audience before (`previousAssigneeId`) and after the change.
+   */
+  'conversation.changed': {
+    accountId: string;
+    conversation: Row<typeof conversations>;
+    visitor: Row<typeof visitors>;
+    previousAssigneeId: number | null;
+    assigneeName: string | null;
+    line: Row<typeof messages> | null;
+    /** The line's author (null when the product acted: a visitor reopening, a job, routing). */
+    lineAuthorName: string | null;
+  };
+  /** A member changed availability (online/away): the account's widgets may need to know. */
+  'agents.availabilityChanged': { accountId: string };
   /** A visitor left a message through the offline form. */
   'offline.message': { accountId: string; conversationId: number };
   /** A visitor's new chat was refused: the account used its plan's chats of `month` ('YYYY-MM', UTC). */

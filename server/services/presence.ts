@@ -1,4 +1,4 @@
-import { and, eq, gt } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { authTokens, users } from '../db/schema.js';
 import { type TtlCache, ttlCache } from './ttlCache.js';
@@ -12,27 +12,43 @@ export const AGENT_ONLINE_WINDOW_MS = 90_000;
 /** A cluster-wide socket lookup per visitor message would be costly: answers are kept this long. */
 const LIVE_CACHE_MS = 2000;
 
-/** Live socket presence, registered by the real-time layer for its app's database. */
-const livePresence = new WeakMap<Db, { check: (accountId: string) => Promise<boolean>; cache: TtlCache<string, boolean> }>();
+/** Live socket presence (the ids of members with a console socket), registered by the real-time layer for its app's database. */
+const livePresence = new WeakMap<Db, { check: (accountId: string) => Promise<number[]>; cache: TtlCache<string, number[]> }>();
 
-/** A console socket of the account came or went on this node: forget the cached answer. */
+/** A console socket of the account came or went on this node, or a member changed availability: forget the cached answer. */
 export function forgetPresence(db: Db, accountId: string): void {
   livePresence.get(db)?.cache.forget(accountId);
 }
 
-export function useLivePresence(db: Db, check: (accountId: string) => Promise<boolean>): void {
+export function useLivePresence(db: Db, check: (accountId: string) => Promise<number[]>): void {
   livePresence.set(db, { check, cache: ttlCache(LIVE_CACHE_MS) });
 }
 
-/** Whether any agent of the account is online: a connected console socket (any node), or a recently used session. */
-export async function isAgentOnline(db: Db, accountId: string, now = new Date()): Promise<boolean> {
+/** Members of the account with a connected console socket (any node); empty without the real-time layer. */
+export async function liveMemberIds(db: Db, accountId: string): Promise<number[]> {
   const live = livePresence.get(db);
-  if (live && (await live.cache.get(accountId, live.check))) return true;
+  return live ? live.cache.get(accountId, live.check) : [];
+}
+
+/**
+ * Members who count as present: a connected console socket, or a recently used session (the
+ * polling fallback). The caller adds its own conditions (availability, role) on `users`.
+ */
+export function presentMembers(live: number[], now = new Date()): SQL {
+  const recent = sql`exists (select 1 from ${authTokens} where ${authTokens.userId} = ${users.id} and ${authTokens.lastUsedAt} > ${new Date(now.getTime() - AGENT_ONLINE_WINDOW_MS).toISOString()}::timestamptz)`;
+  return live.length > 0 ? (or(inArray(users.id, live), recent) as SQL) : recent;
+}
+
+/**
+ * Whether any member of the account is online for visitors: present (socket or recent session)
+ * and available ('online', not 'away'; PRODUCT.md section 11).
+ */
+export async function isAgentOnline(db: Db, accountId: string, now = new Date()): Promise<boolean> {
+  const live = await liveMemberIds(db, accountId);
   const [row] = await db
-    .select({ id: authTokens.id })
-    .from(authTokens)
-    .innerJoin(users, eq(users.id, authTokens.userId))
-    .where(and(eq(users.accountId, accountId), gt(authTokens.lastUsedAt, new Date(now.getTime() - AGENT_ONLINE_WINDOW_MS))))
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.availability, 'online'), presentMembers(live, now)))
     .limit(1);
   return row !== undefined;
 }

@@ -10,3 +10,4 @@ export * from './schemas/widget.js';
 export * from './schemas/chatbot.js';
 export * from './schemas/inbox.js';
 export * from './storage.js';
+export * from './schemas/lifecycle.js';

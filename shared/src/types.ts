@@ -1,5 +1,7 @@
 /** Shapes that leave the server (presenters) and that the console and widget read. */
-export type SenderType = 'visitor' | 'user' | 'bot' | 'note';
+/** Who wrote a message. 'note': a private note; 'system': a lifecycle line ("Ada resolved the conversation"). */
+export const SENDER_TYPES = ['visitor', 'user', 'bot', 'note', 'system'] as const;
+export type SenderType = (typeof SENDER_TYPES)[number];
 /**
  * The senders whose messages a visitor may ever see (widget calls and pushes, emails). Anything
  * else (private notes, system lines) stays with the team: server/policies/messages.ts applies it.
@@ -22,6 +24,14 @@ export interface CannedReplyDto {
   text: string;
   shortcut: string;
 }
+
+/** open | pending (snoozed until `snoozed_until`, or until the visitor writes) | resolved. */
+export const CONVERSATION_STATUSES = ['open', 'pending', 'resolved'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+/** An agent's availability: routing and the widget's "agent online" count only 'online' members. */
+export const AVAILABILITIES = ['online', 'away'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
 
 export interface UserDto {
   id: number;
@@ -67,9 +77,16 @@ export interface ConversationDto {
   visitor_email: string;
   last_message: string;
   last_message_at: string | null;
-  status: 'open' | 'closed';
+  /** 'closed' only comes from a server before migration 0016 (the console still reads one). */
+  status: ConversationStatus | 'closed';
+  /** While pending: when it wakes up by itself; null: until the visitor writes (or not pending). */
+  snoozed_until: string | null;
+  /** Start of the current stretch (creation, or the last reopen after a resolve). */
+  opened_at: string;
+  /** When the last stretch was resolved; null while open or pending. */
+  resolved_at: string | null;
   assignee_id: number | null;
-  /** The assignee's name (GET /api/vms/conversations only; live pushes leave it out). */
+  /** The assignee's name (the list, and the lifecycle calls and their pushes; other pushes leave it out). */
   assignee_name?: string | null;
   unread_count: number;
   created_at: string;
@@ -298,4 +315,21 @@ export interface PendingFeedbackDto {
   pattern_id: number;
   user: { id: number; name: string };
   updated_at: string;
+}
+
+/** GET/POST /api/vms/conversation-settings. */
+export interface ConversationSettingsDto {
+  /** IANA zone, default 'UTC'. */
+  time_zone: string;
+  /** Open conversations silent this many hours are resolved; null: off (default). */
+  auto_resolve_hours: number | null;
+  /** New conversations go round-robin to available Agents; false by default. */
+  round_robin: boolean;
+}
+
+/** GET/PATCH /api/vms/me/availability. */
+export interface AvailabilityDto {
+  availability: Availability;
+  /** Routing stops giving this member new conversations while they hold this many open ones; null: no cap. */
+  max_open_chats: number | null;
 }

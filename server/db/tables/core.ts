@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { CONVERSATION_STATUSES, SENDER_TYPES } from '@parley/shared';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -26,6 +27,14 @@ export const accounts = pgTable('accounts', {
   websiteUrl: text('website_url').notNull().default(''),
   phoneNumber: text('phone_number').notNull().default(''),
   businessLocation: text('business_location').notNull().default(''),
+  /** IANA zone for "tomorrow" (snooze), business hours and stats days (migrations/0016_lifecycle.sql). */
+  timeZone: text('time_zone').notNull().default('UTC'),
+  /** Open conversations silent this many hours are resolved by a job; null: off. */
+  autoResolveHours: integer('auto_resolve_hours'),
+  /** New conversations go round-robin to available Agents (server/policies/routing.ts). */
+  roundRobin: boolean('round_robin').notNull().default(false),
+  /** The member the last routed conversation went to: the round-robin pointer. */
+  routedUserId: integer('routed_user_id'),
   createdAt: createdAt(),
 });
 
@@ -48,6 +57,10 @@ export const users = pgTable(
     type: text('type', { enum: ['owner', 'team_member'] }).notNull(),
     roleId: integer('role_id').references(() => roles.id),
     status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    /** Whether routing and the widget count this member as available. */
+    availability: text('availability', { enum: ['online', 'away'] }).notNull().default('online'),
+    /** Routing gives them no new conversation while they hold this many open ones; null: no cap. */
+    maxOpenChats: integer('max_open_chats'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],
@@ -128,7 +141,13 @@ export const conversations = pgTable(
     visitorId: uuid('visitor_id')
       .notNull()
       .references(() => visitors.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['open', 'closed'] }).notNull().default('open'),
+    /** open | pending (snoozed until snoozedUntil, or until the visitor writes) | resolved. */
+    status: text('status', { enum: CONVERSATION_STATUSES }).notNull().default('open'),
+    snoozedUntil: timestamp('snoozed_until', { withTimezone: true, mode: 'date' }),
+    /** Start of the current stretch (PRODUCT.md section 11): creation, or the last reopen after a resolve. */
+    openedAt: timestamp('opened_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** End of the last stretch; null while it runs. */
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
     assigneeId: integer('assignee_id').references(() => users.id, { onDelete: 'set null' }),
     lastMessage: text('last_message').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true }),
@@ -202,7 +221,8 @@ export const messages = pgTable(
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
     clientId: text('client_id'),
-    senderType: text('sender_type', { enum: ['visitor', 'user', 'bot', 'note'] }).notNull(),
+    /** 'system': a lifecycle line ("Ada resolved the conversation"), never shown to the visitor (policies/messages.ts). */
+    senderType: text('sender_type', { enum: SENDER_TYPES }).notNull(),
     authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     message: text('message').notNull().default(''),
     filePath: text('file_path').notNull().default(''),

@@ -82,9 +82,9 @@ describe('POST /api/vms/conversations/:visitorId/notes', () => {
   it('does not reopen a closed conversation nor count as the first reply', async () => {
     const owner = await buildAccount(t.app);
     const v = await chat(owner);
-    await t.database.db.update(conversations).set({ status: 'closed' }).where(eq(conversations.visitorId, v.id));
+    await t.database.db.update(conversations).set({ status: 'resolved' }).where(eq(conversations.visitorId, v.id));
     expect((await note(owner.token, v.id, { message: 'Closed on purpose' })).status).toBe(201);
-    expect((await conversationOf(v.id)).status).toBe('closed');
+    expect((await conversationOf(v.id)).status).toBe('resolved');
     // Stats' first response time looks for the first 'user' message: a note is none.
     const conv = await conversationOf(v.id);
     const replies = await t.database.db.select().from(messages).where(sql`${messages.conversationId} = ${conv.id} and ${messages.senderType} = 'user'`);
