@@ -48,6 +48,9 @@ export const users = pgTable(
     type: text('type', { enum: ['owner', 'team_member'] }).notNull(),
     roleId: integer('role_id').references(() => roles.id),
     status: text('status', { enum: ['active', 'disabled'] }).notNull().default('active'),
+    /** Console alerts while the tab is hidden (issue 16): desktop notification, sound. */
+    alertDesktop: boolean('alert_desktop').notNull().default(true),
+    alertSound: boolean('alert_sound').notNull().default(true),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],
