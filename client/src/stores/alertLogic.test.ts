@@ -41,9 +41,11 @@ describe('alertFromMessage', () => {
   });
 
   it('calls the message that opened the conversation a new chat', () => {
-    const ev = alertFromMessage({ message: msg({ created_at: '2026-01-01T10:00:00.200Z' }), conversation: conv() });
+    const ev = alertFromMessage({ message: msg({ created_at: '2026-01-01T10:00:00.000Z' }), conversation: conv() });
     expect(ev?.kind).toBe('chat');
     expect(ev?.title).toBe('New chat from Ada');
+    // The next message, even a moment later, is a message.
+    expect(alertFromMessage({ message: msg({ id: 43, created_at: '2026-01-01T10:00:00.300Z' }), conversation: conv() })?.kind).toBe('message');
   });
 
   it('never alerts for agent replies, bot answers, system lines or notes', () => {

@@ -23,13 +23,14 @@ const nameOf = (c: Pick<ConversationDto, 'visitor_name'> | undefined) => c?.visi
 
 /**
  * A visitor's message as an alert; anything else (agent replies, bot answers, system lines,
- * notes) is null. A "new chat" is the message that opened the conversation (same instant).
+ * notes) is null. A "new chat" is the message that opened the conversation.
  */
 export function alertFromMessage(p: MessageCreatedPayload | undefined): AlertEvent | null {
   const m = p?.message;
   if (m?.sender_type !== 'visitor') return null;
   const c = p.conversation;
-  const opened = c ? Math.abs(Date.parse(c.created_at) - Date.parse(m.created_at)) < 2000 : false;
+  // The conversation and its first message are written in one transaction: the same instant.
+  const opened = c ? Date.parse(c.created_at) === Date.parse(m.created_at) : false;
   const name = nameOf(c);
   return {
     key: `message:${m.id}`,
