@@ -28,7 +28,7 @@ const nameOf = (c: Pick<ConversationDto, 'visitor_name'> | undefined) => c?.visi
 export function alertFromMessage(p: MessageCreatedPayload | undefined): AlertEvent | null {
   const m = p?.message;
   if (m?.sender_type !== 'visitor') return null;
-  const c = p.conversation;
+  const c = p?.conversation;
   // The conversation and its first message are written in one transaction: the same instant.
   const opened = c ? Date.parse(c.created_at) === Date.parse(m.created_at) : false;
   const name = nameOf(c);
