@@ -169,6 +169,14 @@ export interface WidgetSettingsDto {
   hide_branding: boolean;
 }
 
+/** GET/PUT /api/vms/user/alerts: the user's own console alerts while the tab is hidden (issue 16). */
+export interface AlertPrefsDto {
+  /** A desktop notification (once the browser's permission is granted). */
+  desktop: boolean;
+  /** A short sound. */
+  sound: boolean;
+}
+
 export interface TeamMemberDto {
   id: number;
   name: string;

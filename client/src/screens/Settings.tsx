@@ -1,6 +1,7 @@
 import { Link } from '@tanstack/react-router';
 import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { DangerZone, PasswordForm, ProfileForm } from '../components/settings/AccountForms';
+import { AlertSettings } from '../components/settings/AlertSettings';
 import { AccountInfoForm, GreetingsForm } from '../components/settings/GreetingsAccountForms';
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
 import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
@@ -9,7 +10,8 @@ import { useCan } from '../stores/auth';
 
 /**
  * Settings (SPEC.md section 2 /settings): widget, greetings and account information (the
- * onboarding wizard's fields, changeable any time), profile, password, Danger Zone. Forms the
+ * onboarding wizard's fields, changeable any time), profile, this user's desktop alerts,
+ * password, Danger Zone. Forms the
  * user may not write show read only; the Danger Zone only to who may delete the account.
  */
 export default function Settings() {
@@ -32,6 +34,7 @@ export default function Settings() {
         </div>
         <div className="section-gap">
           <ProfileForm />
+          <AlertSettings />
           <PasswordForm />
           <AccountInfoForm />
           {canDelete && <DangerZone />}

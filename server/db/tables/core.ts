@@ -61,6 +61,9 @@ export const users = pgTable(
     availability: text('availability', { enum: ['online', 'away'] }).notNull().default('online'),
     /** Routing gives them no new conversation while they hold this many open ones; null: no cap. */
     maxOpenChats: integer('max_open_chats'),
+    /** Console alerts while the tab is hidden (issue 16): desktop notification, sound. */
+    alertDesktop: boolean('alert_desktop').notNull().default(true),
+    alertSound: boolean('alert_sound').notNull().default(true),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],

@@ -17,6 +17,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { readForm, type UploadedImage } from '../../plugins/uploads.js';
 import { authorize, type Rule } from '../../policies/index.js';
 import { presentWidgetSettings } from '../../presenters/widgetSettings.js';
+import alertRoutes from './alerts.js';
 
 type SettingsRow = typeof widgetSettings.$inferSelect;
 type SettingsPatch = Partial<Pick<SettingsRow, 'name' | 'title' | 'color' | 'emailNotifications' | 'hideBranding'>>;
@@ -89,6 +90,8 @@ const presentAccountInfo = (row: { websiteUrl: string; phoneNumber: string; busi
 
 export default async function settingsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  // Each user's own console alerts (issue 16), beside the account's widget settings.
+  await app.register(alertRoutes);
 
   app.get(
     '/widget-settings',

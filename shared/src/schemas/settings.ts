@@ -69,3 +69,15 @@ export const accountInfoSchema = z.object({
   business_location: optionalText(255, 'Business location must be at most 255 characters'),
 });
 export type AccountInfoInput = z.input<typeof accountInfoSchema>;
+
+/**
+ * PUT /api/vms/user/alerts: the signed-in user's console alerts while the tab is hidden
+ * (issue 16). Each field absent: unchanged. Unknown fields are refused.
+ */
+export const alertPrefsSchema = z
+  .object({
+    desktop: z.boolean({ error: 'Must be true or false' }).optional(),
+    sound: z.boolean({ error: 'Must be true or false' }).optional(),
+  })
+  .strict();
+export type AlertPrefsInput = z.input<typeof alertPrefsSchema>;

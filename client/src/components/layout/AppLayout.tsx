@@ -2,7 +2,12 @@ import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-route
 import { useEffect, useState } from 'react';
 import { isAdmin, useAuth } from '../../stores/auth';
 import { initial } from '../../lib/format';
+import { useSocketState } from '../../lib/socket';
+import { titleWithUnread, totalUnread } from '../../stores/alertLogic';
+import { useAlerts } from '../../stores/alerts';
 import { Icon } from '../icons';
+import { useOpenConversation } from './AlertsBell';
+import './alerts.css';
 
 /** Onboarding steps are full-page wizards: same auth rules, no sidebar. */
 const BARE_PATHS = new Set(['/widget-settings', '/greetings', '/account-info']);
@@ -48,6 +53,21 @@ export default function AppLayout() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: pathname is the trigger
   useEffect(() => setOpen(false), [pathname]);
 
+  // Alerts for the whole signed-in session: one socket, unread counts, bell, notifications.
+  const userId = user?.id;
+  useEffect(() => (userId === undefined ? undefined : useAlerts.getState().start(userId)), [userId]);
+  const openConversation = useOpenConversation();
+  useEffect(() => {
+    useAlerts.getState().setOpener(openConversation);
+    return () => useAlerts.getState().setOpener(null);
+  }, [openConversation]);
+  const unread = useAlerts((s) => totalUnread(s.unread));
+  useEffect(() => {
+    document.title = titleWithUnread(document.title, unread);
+  }, [unread]);
+  useEffect(() => () => void (document.title = titleWithUnread(document.title, 0)), []);
+  const socketStatus = useSocketState((s) => s.status);
+
   if (loading || !user) {
     return <FullPageLoading text={pathname === '/dashboard' ? 'Loading your dashboard...' : 'Loading...'} />;
   }
@@ -87,10 +107,22 @@ export default function AppLayout() {
             <Link key={l.to} to={l.to} className="nav-link" activeProps={{ className: 'nav-link active', 'aria-current': 'page' }}>
               <l.icon />
               <span>{l.label}</span>
+              {l.to === '/conversations' && unread > 0 && (
+                <span className="nav-badge">
+                  {unread > 99 ? '99+' : unread}
+                  <span className="sr-only"> unread</span>
+                </span>
+              )}
             </Link>
           ))}
         </nav>
         <div className="sidebar-footer">
+          {(socketStatus === 'live' || socketStatus === 'connecting') && (
+            <div className={`conn-state conn-${socketStatus}`} role="status">
+              <span className="conn-dot" aria-hidden="true" />
+              {socketStatus === 'live' ? 'Live' : 'Connecting...'}
+            </div>
+          )}
           <div className="user-chip">
             <span className="avatar avatar-sm avatar-brand" aria-hidden="true">
               {initial(user.name, 'U')}
@@ -106,6 +138,11 @@ export default function AppLayout() {
         </div>
       </aside>
       <main id="main" className="app-main" tabIndex={-1}>
+        {socketStatus === 'reconnecting' && (
+          <div className="conn-banner" role="alert">
+            <span className="spinner spinner-sm" aria-hidden="true" /> Reconnecting...
+          </div>
+        )}
         <Outlet />
       </main>
     </div>

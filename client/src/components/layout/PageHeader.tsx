@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Icon } from '../icons';
+import { AlertsBell } from './AlertsBell';
 
 /** Title row of a signed-in screen; `actions` sit on the right. */
 export function PageHeader({ title, subtitle, actions }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode }) {
@@ -15,10 +16,12 @@ export function PageHeader({ title, subtitle, actions }: { title: ReactNode; sub
 }
 
 /**
- * The notification bell of SPEC.md; `dot` shows the red dot (something not seen yet) and
- * `onClick` shows what is new (the dashboard); elsewhere it stays decorative.
+ * The notification bell of SPEC.md. With `onClick` (the dashboard) it does what the screen
+ * says and `dot` shows its red dot; without, it opens the latest alert events (new chats,
+ * messages, conversations assigned to me) with "Mark all read" (issue 16).
  */
 export function BellButton({ dot = false, onClick }: { dot?: boolean; onClick?: () => void }) {
+  if (!onClick) return <AlertsBell />;
   return (
     <button type="button" className="icon-btn bell-btn" aria-label={dot ? 'Notifications (new activity)' : 'Notifications'} onClick={onClick}>
       <Icon.bell />
