@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'socket.io';
 import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
 import { accounts } from '../db/schema.js';
 import { actorForToken } from '../plugins/auth.js';
 import { visitorForToken } from '../plugins/visitorAuth.js';
@@ -11,6 +12,8 @@ import { HttpError } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
 import { TOO_MANY_CONNECTIONS, type SocketSlot } from '../services/rateLimit.js';
 import type { VisitorRow } from '../presenters/visitor.js';
+import { hashToken } from '../services/secrets.js';
+import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { consoleRooms, rooms } from './audience.js';
 
 export type SocketData =
@@ -81,15 +84,31 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket): 
   // A widget handshake is a widget call: it counts against its IP before any database read.
   const ip = clientIp(socket.request, app.config.trustProxy);
   await orRefuse(app.widgetLimits.ip(ip));
-  const visitor = await visitorForToken(app.db, visitorToken);
-  if (!visitor) throw refuse('Unauthenticated', 401);
-  const [account] = await app.db.select({ key: accounts.widgetKey }).from(accounts).where(eq(accounts.id, visitor.accountId));
-  // A visitor token only ever reaches its own conversation, and only through its own widget.
-  if (account?.key !== widgetKey) throw refuse('Unauthenticated', 401);
-  // A few live sockets per visitor and per IP, on all nodes together; the widget polls beyond them.
-  const slot: SocketSlot = { id: socket.id, visitorId: visitor.id, ip };
+  // A few live sockets per visitor (by its token's hash) and per IP, on all nodes together; the
+  // widget polls beyond them. Taken before any database read: an over-cap handshake costs none.
+  const slot: SocketSlot = { id: socket.id, visitorKey: hashToken(visitorToken), ip };
   const taken = await app.widgetLimits.sockets.acquire(slot);
   if (taken !== 'ok') throw refuse(TOO_MANY_CONNECTIONS, 429);
-  socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot } satisfies SocketData;
-  await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
+  try {
+    const visitor = await visitorForToken(app.db, visitorToken);
+    if (!visitor) throw refuse('Unauthenticated', 401);
+    // A visitor token only ever reaches its own conversation, and only through its own widget.
+    if ((await widgetKeyOf(app.db, visitor.accountId)) !== widgetKey) throw refuse('Unauthenticated', 401);
+    socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot } satisfies SocketData;
+    await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
+  } catch (e) {
+    await app.widgetLimits.sockets.release(slot);
+    throw e;
+  }
+}
+
+/** An account's widget key never changes: each node keeps it a while (one query less per handshake). */
+const widgetKeys = new WeakMap<Db, TtlCache<string, string | undefined>>();
+function widgetKeyOf(db: Db, accountId: string): Promise<string | undefined> {
+  let cache = widgetKeys.get(db);
+  if (!cache) widgetKeys.set(db, (cache = ttlCache(60_000)));
+  return cache.get(accountId, async (id) => {
+    const [account] = await db.select({ key: accounts.widgetKey }).from(accounts).where(eq(accounts.id, id));
+    return account?.key;
+  });
 }

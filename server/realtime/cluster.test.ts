@@ -1,73 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
-import { buildApp } from '../app.js';
 import { REPO_ROOT } from '../paths.js';
-import { openPostgres, type Database } from '../db/client.js';
-import { createPgDatabase, testConfig } from '../test/harness.js';
+import { startCluster, type ClusterNode, type TestCluster } from '../test/cluster.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
-import { connect, connected, emitAck, freePort, listen, next } from '../test/sockets.js';
+import { connect, connected, emitAck, freePort, next } from '../test/sockets.js';
 
 /**
  * Two server nodes on one PostgreSQL database and one Redis (a private redis-server started by
  * this test, so it can be restarted): they behave as one.
  */
 
-let redisPort: number;
-let redis: ChildProcess | undefined;
-async function startRedis(): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(redisPort, '127.0.0.1', () => {
-        s.end();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('redis-server did not start (is redis-server installed?)');
-}
-async function stopRedis(): Promise<void> {
-  if (!redis || redis.exitCode !== null) return;
-  const gone = new Promise((r) => redis?.once('exit', r));
-  redis.kill('SIGKILL');
-  await gone;
-}
-
-interface Node {
-  app: FastifyInstance;
-  base: string;
-  database: Database;
-}
-let dbUrl: string;
-let dropDb: () => Promise<void>;
-let dataDir: string;
-const nodes: Node[] = [];
-async function startNode(): Promise<Node> {
-  const database = await openPostgres(dbUrl);
-  await database.migrate(); // both nodes migrate at once: the advisory lock serializes them
-  const config = testConfig(dataDir, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
-  const app = await buildApp({ config, database, logger: false });
-  const node = { app, base: await listen(app), database };
-  nodes.push(node);
-  return node;
-}
-async function stopNode(node: Node): Promise<void> {
-  const i = nodes.indexOf(node);
-  if (i >= 0) nodes.splice(i, 1);
-  await node.app.close();
-  await node.database.close();
-}
+type Node = ClusterNode;
+let cluster: TestCluster;
+const stopRedis = () => cluster.redis!.stop();
+const startRedis = () => cluster.redis!.start();
+const stopNode = (node: Node) => cluster.stopNode(node);
+const startNode = () => cluster.startNode();
 
 /**
  * A node in its own process (the server's real entry point, run from source with tsx), so it can
@@ -81,9 +34,9 @@ async function spawnNode(): Promise<{ base: string; child: ChildProcess; output:
     HOME: process.env.HOME ?? os.homedir(),
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    DATA_DIR: dataDir,
+    DATABASE_URL: cluster.dbUrl!,
+    REDIS_URL: cluster.redis!.url,
+    DATA_DIR: cluster.dataDir,
     LOG_LEVEL: 'warn',
   };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'server/index.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -111,23 +64,15 @@ let B: Node;
 let owner: TestOwner;
 
 beforeAll(async () => {
-  const created = await createPgDatabase();
-  dbUrl = created.url;
-  dropDb = created.drop;
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-cluster-'));
-  redisPort = await freePort();
-  await startRedis();
-  [A, B] = await Promise.all([startNode(), startNode()]);
+  cluster = await startCluster({ db: 'postgres' });
+  [A, B] = cluster.nodes as [Node, Node];
   owner = await buildAccount(A.app);
 }, 60_000);
 
 afterAll(async () => {
   for (const s of sockets) s.close();
   for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-  for (const n of [...nodes]) await stopNode(n);
-  await stopRedis();
-  await dropDb();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await cluster?.close();
 });
 
 const widgetOn = async (node: Node, visitor: TestVisitor) => {
@@ -272,7 +217,7 @@ describe('two nodes through Redis', () => {
   }, 120_000);
 
   it('history check: concurrent senders with retries on both nodes; every acked message stored once, in id order, seen alike by every receiver', async () => {
-    const node2 = nodes.find((n) => n !== B) ?? (await startNode());
+    const node2 = cluster.nodes.find((n) => n !== B) ?? (await startNode());
     const admin = await buildMember(B.app, owner, 'Admin');
     const visitor = await buildVisitor(B.app, owner.widgetKey, { name: 'Busy' });
     const senders = [

@@ -1,93 +1,45 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type RedisClientType } from 'redis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENTS } from '@parley/shared';
-import { buildApp } from '../app.js';
-import { openPglite, openPostgres, type Database } from '../db/client.js';
-import { TOO_MANY_CONNECTIONS } from '../services/rateLimit.js';
+import type { WidgetLimitsConfig } from '../config.js';
+import { LEASE_MAX, TOO_MANY_CONNECTIONS, createWidgetLimits } from '../services/rateLimit.js';
 import { buildVisitor } from '../test/chatFactories.js';
-import { buildAccount, type TestOwner } from '../test/factories.js';
-import { TEST_DB, createPgDatabase, testConfig, uniqueRateLimitPrefix } from '../test/harness.js';
-import { connected, emitAck, freePort, listen } from '../test/sockets.js';
+import { startCluster, type TestCluster } from '../test/cluster.js';
+import { buildAccount, call, type TestOwner } from '../test/factories.js';
+import { uniqueRateLimitPrefix } from '../test/harness.js';
+import { connected, emitAck } from '../test/sockets.js';
 
 /**
  * Two app instances on one database and one private redis-server: the widget's socket caps and
  * rate limits are counted once for both (a visitor cannot multiply its budget by nodes).
  */
 
-let redis: ChildProcess | undefined;
-let database: Database;
-let dropDb = async () => {};
-let dataDir: string;
-const apps: FastifyInstance[] = [];
-const bases: string[] = [];
+let cluster: TestCluster;
+let bases: string[] = [];
+const apps = () => cluster.nodes.map((n) => n.app);
 const sockets: Socket[] = [];
 let owner: TestOwner;
-
-async function startRedis(port: number): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('redis-server did not start (is redis-server installed?)');
-}
 
 const PER_VISITOR = 6;
 const PER_IP = 30;
 
 beforeAll(async () => {
-  const port = await freePort();
-  await startRedis(port);
-  if (TEST_DB === 'postgres') {
-    const created = await createPgDatabase();
-    dropDb = created.drop;
-    database = await openPostgres(created.url);
-  } else {
-    database = await openPglite(undefined);
-  }
-  await database.migrate();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-limits-'));
-  // Both nodes share the prefix, as the nodes of one deployment do.
-  const env = {
-    REDIS_URL: `redis://127.0.0.1:${port}`,
-    RATE_LIMIT_PREFIX: uniqueRateLimitPrefix(),
-    WIDGET_SOCKETS_PER_VISITOR: '2',
-    WIDGET_LIMIT_PER_VISITOR: String(PER_VISITOR),
-    WIDGET_LIMIT_PER_IP: String(PER_IP),
-  };
-  for (let i = 0; i < 2; i++) {
-    const app = await buildApp({ config: testConfig(dataDir, env), database, logger: false });
-    apps.push(app);
-    bases.push(await listen(app));
-  }
-  owner = await buildAccount(apps[0]!);
+  cluster = await startCluster({
+    env: {
+      WIDGET_SOCKETS_PER_VISITOR: '2',
+      WIDGET_LIMIT_PER_VISITOR: String(PER_VISITOR),
+      WIDGET_LIMIT_PER_IP: String(PER_IP),
+    },
+  });
+  bases = cluster.nodes.map((n) => n.base);
+  owner = await buildAccount(apps()[0]!);
 }, 60_000);
 
 afterAll(async () => {
   for (const s of sockets) s.close();
-  for (const app of apps) await app.close();
-  await database?.close();
-  await dropDb();
-  if (redis && redis.exitCode === null) {
-    const gone = new Promise((r) => redis?.once('exit', r));
-    redis.kill('SIGKILL');
-    await gone;
-  }
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await cluster?.close();
 });
 
 function widget(node: number, token: string): Socket {
@@ -108,7 +60,7 @@ function get(node: number, from: string, url: string): Promise<number> {
 
 describe('limits shared by two nodes through Redis', () => {
   it("caps a visitor's sockets over both nodes, and frees a slot closed on the other node", async () => {
-    const visitor = await buildVisitor(apps[0]!, owner.widgetKey);
+    const visitor = await buildVisitor(apps()[0]!, owner.widgetKey);
     const onA = widget(0, visitor.token);
     const onB = widget(1, visitor.token);
     await Promise.all([connected(onA), connected(onB)]);
@@ -131,7 +83,7 @@ describe('limits shared by two nodes through Redis', () => {
   });
 
   it("counts a visitor's events on both nodes in one budget", async () => {
-    const visitor = await buildVisitor(apps[1]!, owner.widgetKey);
+    const visitor = await buildVisitor(apps()[1]!, owner.widgetKey);
     const onA = widget(0, visitor.token);
     const onB = widget(1, visitor.token);
     await Promise.all([connected(onA), connected(onB)]);
@@ -153,4 +105,116 @@ describe('limits shared by two nodes through Redis', () => {
     expect(await get(1, '127.0.0.71', url)).toBe(429);
     expect(await get(1, '127.0.0.72', url)).toBe(200);
   });
+});
+
+/**
+ * Leased budgets: a node takes a few points of a budget from Redis at once and spends them
+ * locally (services/rateLimit.ts). Budgets of 32 points and more are leased; the tests above use
+ * smaller ones, counted point by point.
+ */
+describe('leased budgets over two nodes', () => {
+  const config = (perVisitor: number): WidgetLimitsConfig => ({
+    perIp: 1_000_000,
+    perVisitor,
+    perKey: 1_000_000,
+    newVisitorsPerIp: 1_000_000,
+    socketsPerVisitor: 10,
+    socketsPerIp: 10,
+  });
+  const clients: RedisClientType[] = [];
+  afterAll(async () => {
+    for (const c of clients) await c.quit();
+  });
+  /** Two nodes' limits on the shared Redis, each with its own client (its round trips counted). */
+  async function twoNodes(perVisitor: number) {
+    const prefix = uniqueRateLimitPrefix();
+    return Promise.all(
+      [0, 1].map(async () => {
+        const client: RedisClientType = createClient({ url: cluster.redis!.url });
+        await client.connect();
+        clients.push(client);
+        return { limits: createWidgetLimits(config(perVisitor), prefix, client), trips: vi.spyOn(client, 'eval') };
+      }),
+    );
+  }
+  const outcome = (p: Promise<void>) =>
+    p.then(
+      () => true,
+      (e: { statusCode?: number; retryAfterSeconds?: number }) => {
+        expect(e.statusCode).toBe(429);
+        expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+        return false;
+      },
+    );
+
+  it('admit exactly the budget over both nodes, with far fewer Redis round trips than calls', async () => {
+    const nodes = await twoNodes(200);
+    let accepted = 0;
+    // 600 calls of one visitor from one IP, in bursts of 10 at once, spread over both nodes.
+    for (let burst = 0; burst < 60; burst++) {
+      const got = await Promise.all(Array.from({ length: 10 }, (_, i) => outcome(nodes[(burst + i) % 2]!.limits.visitorCall('203.0.113.5', 'visitor-a'))));
+      accepted += got.filter(Boolean).length;
+    }
+    expect(accepted).toBe(200);
+    const trips = nodes[0]!.trips.mock.calls.length + nodes[1]!.trips.mock.calls.length;
+    expect(trips).toBeLessThan(600 / 5);
+    // Another visitor on the same IP has its own budget (the IP's is large).
+    expect(await outcome(nodes[1]!.limits.visitorCall('203.0.113.5', 'visitor-b'))).toBe(true);
+  });
+
+  it('refuse a visitor early by at most one lease while the other node holds unspent points, and never admit more', async () => {
+    const nodes = await twoNodes(200);
+    expect(await outcome(nodes[1]!.limits.visitorCall('203.0.113.6', 'visitor-c'))).toBe(true); // node 2 leases, spends 1
+    let onFirst = 0;
+    while (await outcome(nodes[0]!.limits.visitorCall('203.0.113.6', 'visitor-c'))) onFirst++;
+    expect(onFirst).toBeGreaterThanOrEqual(200 - LEASE_MAX);
+    let onSecond = 1;
+    while (await outcome(nodes[1]!.limits.visitorCall('203.0.113.6', 'visitor-c'))) onSecond++;
+    expect(onFirst + onSecond).toBe(200);
+    // Both nodes now refuse from memory: no round trip.
+    const before = nodes[0]!.trips.mock.calls.length;
+    for (let i = 0; i < 50; i++) expect(await outcome(nodes[0]!.limits.visitorCall('203.0.113.6', 'visitor-c'))).toBe(false);
+    expect(nodes[0]!.trips.mock.calls.length).toBe(before);
+  });
+
+  it("hold a visitor's socket events on two app nodes to its budget; REST then refuses it too", async () => {
+    const PER = 100;
+    const leased = await startCluster({ env: { WIDGET_LIMIT_PER_VISITOR: String(PER), WIDGET_SOCKETS_PER_VISITOR: '2' } });
+    const open: Socket[] = [];
+    try {
+      const [a, b] = leased.nodes as [(typeof leased.nodes)[number], (typeof leased.nodes)[number]];
+      const shop = await buildAccount(a.app);
+      const visitor = await buildVisitor(b.app, shop.widgetKey);
+      const tabs = [a, b].map((n) => {
+        const s = io(n.base, { auth: { widget_key: shop.widgetKey, visitor_token: visitor.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+        open.push(s);
+        return s;
+      });
+      await Promise.all(tabs.map(connected));
+      // Both tabs send at once until refused.
+      const sent = await Promise.all(
+        tabs.map(async (s, t) => {
+          for (let i = 0; ; i++) {
+            const ack = await emitAck(s, EVENTS.messageSend, { message: `t${t} m${i}`, client_id: `t${t}m${i}` });
+            if (!ack.ok) {
+              expect(ack).toMatchObject({ status: 429 });
+              return i;
+            }
+          }
+        }),
+      );
+      expect(sent[0]! + sent[1]!).toBe(PER);
+      expect(sent[0]).toBeGreaterThan(0);
+      expect(sent[1]).toBeGreaterThan(0);
+      for (const node of [a, b]) {
+        const rest = await call(node.app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'rest' } });
+        expect(rest.status).toBe(429);
+      }
+      const stored = await call(a.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: shop.token });
+      expect(stored.body.data).toHaveLength(PER);
+    } finally {
+      for (const s of open) s.close();
+      await leased.close();
+    }
+  }, 60_000);
 });

@@ -87,6 +87,35 @@ describe('widget socket caps', () => {
     expect(again?.connected).toBe(true);
   });
 
+  it('refuses over-cap handshakes, per visitor and per IP, without reading the database', async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_VISITOR: '2', WIDGET_SOCKETS_PER_IP: '3' })).app;
+    const [v1, v2] = [await buildVisitor(app, owner.widgetKey), await buildVisitor(app, owner.widgetKey)];
+    await connected(widget(v1, '127.0.0.63'));
+    await connected(widget(v1, '127.0.0.63'));
+    await connected(widget(v2, '127.0.0.63'));
+    // Database reads made by the handshake (the server's background work reads meanwhile).
+    let handshakeReads = 0;
+    const select = app.db.select.bind(app.db);
+    const reads = vi.spyOn(app.db, 'select').mockImplementation(((...args: Parameters<typeof select>) => {
+      if (new Error().stack?.includes('authenticateSocket')) handshakeReads++;
+      return select(...args);
+    }) as typeof select);
+    for (let i = 0; i < 5; i++) {
+      expect((await refused(widget(v1, '127.0.0.64'))).data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS }); // the visitor's cap
+      expect((await refused(widget(v2, '127.0.0.63'))).data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS }); // the IP's cap
+    }
+    expect(handshakeReads).toBe(0);
+    // A refused handshake holds no slot: v2 connects from elsewhere (reading its visitor).
+    await connected(widget(v2, '127.0.0.64'));
+    expect(handshakeReads).toBeGreaterThan(0);
+    reads.mockRestore();
+    // Bad tokens are still 401 and give their slots back (four of them from an IP with a cap of three).
+    for (let i = 0; i < 4; i++) {
+      expect((await refused(widget({ ...v2, token: `not-a-token-${i}` }, '127.0.0.65'))).data).toEqual({ status: 401, message: 'Unauthenticated' });
+    }
+    await connected(widget(await buildVisitor(app, owner.widgetKey), '127.0.0.65'));
+  });
+
   it('refuses sockets from one IP beyond its cap; another IP still connects', async () => {
     const app = (await start({ WIDGET_SOCKETS_PER_IP: '3' })).app;
     const visitors = await Promise.all([1, 2, 3, 4].map(() => buildVisitor(app, owner.widgetKey)));

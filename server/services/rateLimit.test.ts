@@ -18,7 +18,7 @@ describe('socket slots (one node, no Redis)', () => {
   afterEach(() => vi.useRealTimers());
   const limits = () =>
     createWidgetLimits({ perIp: 100, perVisitor: 100, perKey: 100, newVisitorsPerIp: 100, socketsPerVisitor: 2, socketsPerIp: 3 }, 'test', undefined);
-  const slot = (id: string, visitorId: string, ip: string): SocketSlot => ({ id, visitorId, ip });
+  const slot = (id: string, visitorKey: string, ip: string): SocketSlot => ({ id, visitorKey, ip });
 
   it('caps per visitor and per IP (a /64 is one IP), and frees a released slot', async () => {
     const { sockets } = limits();

@@ -89,7 +89,11 @@ export function ipKey(ip: string): string {
 /** Where a live widget socket is counted: its id, its visitor and its client address. */
 export interface SocketSlot {
   id: string;
-  visitorId: string;
+  /**
+   * The visitor, by its token's hash (one token per visitor, like its rate limits): known before
+   * any database read, so an over-cap handshake is refused without one.
+   */
+  visitorKey: string;
   ip: string;
 }
 
@@ -138,7 +142,7 @@ function memorySocketCap(perVisitor: number, perIp: number): SocketCap {
   return {
     async acquire(slot) {
       const now = Date.now();
-      const v = live(`v:${slot.visitorId}`, now);
+      const v = live(`v:${slot.visitorKey}`, now);
       const i = live(`i:${ipKey(slot.ip)}`, now);
       if (v.size >= perVisitor) return 'visitor';
       if (i.size >= perIp) return 'ip';
@@ -147,13 +151,13 @@ function memorySocketCap(perVisitor: number, perIp: number): SocketCap {
       return 'ok';
     },
     async release(slot) {
-      drop(`v:${slot.visitorId}`, slot.id);
+      drop(`v:${slot.visitorKey}`, slot.id);
       drop(`i:${ipKey(slot.ip)}`, slot.id);
     },
     async refresh(slots) {
       const expiry = Date.now() + SLOT_TTL_MS;
       for (const s of slots) {
-        sets.get(`v:${s.visitorId}`)?.set(s.id, expiry);
+        sets.get(`v:${s.visitorKey}`)?.set(s.id, expiry);
         sets.get(`i:${ipKey(s.ip)}`)?.set(s.id, expiry);
       }
     },
@@ -161,7 +165,7 @@ function memorySocketCap(perVisitor: number, perIp: number): SocketCap {
 }
 
 function redisSocketCap(redis: RedisClientType, prefix: string, perVisitor: number, perIp: number, onError: (err: unknown) => void): SocketCap {
-  const keys = (s: SocketSlot) => [`${prefix}:sockets:v:${s.visitorId}`, `${prefix}:sockets:i:${ipKey(s.ip)}`];
+  const keys = (s: SocketSlot) => [`${prefix}:sockets:t:${s.visitorKey}`, `${prefix}:sockets:i:${ipKey(s.ip)}`];
   // While Redis is unreachable this node counts alone (like the limiters' insurance): a cap that
   // fails open per node, never a widget that cannot connect.
   const insurance = memorySocketCap(perVisitor, perIp);
@@ -229,9 +233,200 @@ export interface WidgetLimits {
    * visitors already chatting.
    */
   caller(who: WidgetCaller): Promise<void>;
+  /**
+   * Counts one call of a visitor (by its token's hash) against its IP and itself at once: both
+   * budgets have a point left, or neither is spent. Usually answered from this node's leases.
+   */
+  visitorCall(ip: string, visitorKey: string): Promise<void>;
   /** Counts one new visitor against its IP's hourly budget. */
   newVisitor(ip: string): Promise<void>;
   sockets: SocketCap;
+}
+
+// ---- leased budgets ------------------------------------------------------------------------
+
+/** `points` per fixed window of `seconds` for each key; a key's window starts with its first point. */
+interface Budget {
+  name: string;
+  points: number;
+  seconds: number;
+}
+
+/** One key's share of a take: its counter, its budget, and at most how many points to lease. */
+interface Want {
+  counter: string;
+  points: number;
+  windowMs: number;
+  lease: number;
+}
+
+/** Points taken for each key with its window's remaining time, or the first key with none left. */
+type Taken = { granted: { points: number; ttlMs: number }[] } | { refused: number; ttlMs: number };
+
+/** Where budgets are counted: Redis for every node, or this process alone. */
+interface BudgetStore {
+  take(wants: readonly Want[]): Promise<Taken>;
+}
+
+/** The most points a node leases at once, and the share of what is left it may lease. */
+export const LEASE_MAX = 20;
+export const LEASE_SHARE = 16;
+/** How many points a lease asks for when `left` remain: a small share, 1 near the end. */
+const leaseSize = (left: number, max: number) => Math.max(1, Math.min(max, Math.floor(left / LEASE_SHARE)));
+
+// KEYS: counters. ARGV: per key (points, window ms, lease max). All keys have a point left or none
+// is touched; each then gives up to its lease size (its counter's window starts now if it is new).
+// Answers {granted1, ttl1, granted2, ttl2, ...} or {-i, ttl} for the first key i that is spent.
+const TAKE = `
+local share = ${LEASE_SHARE}
+local used, ttl = {}, {}
+for i = 1, #KEYS do
+  used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
+  ttl[i] = redis.call('PTTL', KEYS[i])
+  if ttl[i] < 0 then
+    ttl[i] = tonumber(ARGV[3 * i - 1])
+    if used[i] > 0 then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
+  end
+  if used[i] >= tonumber(ARGV[3 * i - 2]) then return {-i, ttl[i]} end
+end
+local out = {}
+for i = 1, #KEYS do
+  local left = tonumber(ARGV[3 * i - 2]) - used[i]
+  local n = math.min(left, math.max(1, math.min(tonumber(ARGV[3 * i]), math.floor(left / share))))
+  if redis.call('INCRBY', KEYS[i], n) == n then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
+  out[2 * i - 1] = n
+  out[2 * i] = ttl[i]
+end
+return out`;
+
+/** A store in this process; also the insurance of the Redis store while Redis is unreachable. */
+function memoryBudgetStore(): BudgetStore {
+  const counters = new Map<string, { used: number; resetAt: number }>();
+  let sweepAt = 0;
+  return {
+    async take(wants) {
+      const now = Date.now();
+      if (now >= sweepAt) {
+        for (const [k, c] of counters) if (c.resetAt <= now) counters.delete(k);
+        sweepAt = now + 10_000;
+      }
+      const cs = wants.map((w) => {
+        let c = counters.get(w.counter);
+        if (!c || c.resetAt <= now) counters.set(w.counter, (c = { used: 0, resetAt: now + w.windowMs }));
+        return c;
+      });
+      const spent = wants.findIndex((w, i) => (cs[i] as { used: number }).used >= w.points);
+      if (spent >= 0) return { refused: spent, ttlMs: (cs[spent] as { resetAt: number }).resetAt - now };
+      return {
+        granted: wants.map((w, i) => {
+          const c = cs[i] as { used: number; resetAt: number };
+          const n = Math.min(w.points - c.used, leaseSize(w.points - c.used, w.lease));
+          c.used += n;
+          return { points: n, ttlMs: c.resetAt - now };
+        }),
+      };
+    },
+  };
+}
+
+function redisBudgetStore(redis: RedisClientType, onError: (err: unknown) => void): BudgetStore {
+  const insurance = memoryBudgetStore();
+  return {
+    async take(wants) {
+      let r: number[];
+      try {
+        r = (await redis.eval(TAKE, {
+          keys: wants.map((w) => w.counter),
+          arguments: wants.flatMap((w) => [String(w.points), String(w.windowMs), String(w.lease)]),
+        })) as number[];
+      } catch (err) {
+        // Redis unreachable: this node counts alone until it is back (a limit that fails open per node).
+        onError(err);
+        return insurance.take(wants);
+      }
+      if ((r[0] as number) < 0) return { refused: -(r[0] as number) - 1, ttlMs: r[1] as number };
+      return { granted: wants.map((_, i) => ({ points: r[2 * i] as number, ttlMs: r[2 * i + 1] as number })) };
+    },
+  };
+}
+
+/**
+ * Rate-limit budgets shared by every node, spent from leases. A node takes a few points of a key
+ * at once from the shared counter (one Redis round trip, atomically for every key of a call: an
+ * IP and its visitor) and spends them locally until they run out or the key's window ends, so
+ * most calls cost no round trip. Leased points are counted in Redis when taken, so the nodes
+ * together never admit more than a budget in its window. The price is the other way: points a
+ * node leased and did not spend are lost to the other nodes, so a key whose calls move between
+ * nodes may be refused up to (lease - 1) calls early per other node holding a lease. A lease is
+ * a 16th of what is left, at most LEASE_MAX (20), 1 once fewer than 32 remain: budgets of under
+ * 32 points are counted one by one, exactly. A key found spent is refused from memory until its
+ * window ends: a flood costs no round trip either.
+ */
+function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
+  const leases = new Map<string, { left: number; until: number }>();
+  const refills = new Map<string, Promise<void>>();
+  let sweepAt = 0;
+  const refused = (ms: number) => new HttpError(429, message, undefined, Math.max(1, Math.ceil(ms / 1000)));
+
+  async function refill(wants: Want[]): Promise<void> {
+    const taken = await store.take(wants);
+    const now = Date.now();
+    if ('refused' in taken) {
+      // Only the spent key is known to be spent; the others are asked again by the next call.
+      leases.set((wants[taken.refused] as Want).counter, { left: 0, until: now + taken.ttlMs });
+      return;
+    }
+    for (const [i, w] of wants.entries()) {
+      const g = taken.granted[i] as { points: number; ttlMs: number };
+      const held = leases.get(w.counter);
+      // Points of another lease still held (same window) add up.
+      const left = held && held.until > now ? held.left + g.points : g.points;
+      leases.set(w.counter, { left, until: now + g.ttlMs });
+    }
+  }
+
+  return async function spend(asks: readonly { budget: Budget; key: string }[]): Promise<void> {
+    const counters = asks.map((a) => `${prefix}:${a.budget.name}:${a.key}`);
+    for (;;) {
+      const now = Date.now();
+      if (now >= sweepAt) {
+        for (const [k, l] of leases) if (l.until <= now) leases.delete(k);
+        sweepAt = now + 10_000;
+      }
+      const waits: Promise<void>[] = [];
+      const missing: Want[] = [];
+      for (const [i, counter] of counters.entries()) {
+        const lease = leases.get(counter);
+        if (lease && lease.until > now) {
+          if (lease.left === 0) throw refused(lease.until - now);
+          continue;
+        }
+        const pending = refills.get(counter);
+        if (pending) waits.push(pending);
+        else {
+          const { budget } = asks[i] as { budget: Budget };
+          missing.push({ counter, points: budget.points, windowMs: budget.seconds * 1000, lease: LEASE_MAX });
+        }
+      }
+      if (waits.length === 0 && missing.length === 0) {
+        for (const counter of counters) {
+          // A used-up lease goes: the next call takes another (left: 0 marks a spent key).
+          const lease = leases.get(counter) as { left: number };
+          if (--lease.left === 0) leases.delete(counter);
+        }
+        return;
+      }
+      if (missing.length > 0) {
+        const p = refill(missing).finally(() => {
+          for (const w of missing) if (refills.get(w.counter) === p) refills.delete(w.counter);
+        });
+        for (const w of missing) refills.set(w.counter, p);
+        waits.push(p);
+      }
+      // Then look again: the points may have gone to concurrent calls, or the key may be spent.
+      await Promise.all(waits);
+    }
+  };
 }
 
 export function createWidgetLimits(
@@ -240,17 +435,22 @@ export function createWidgetLimits(
   redis: RedisClientType | undefined,
   onError: (err: unknown) => void = () => {},
 ): WidgetLimits {
-  const limiter = (name: string, points: number, seconds: number) => createLimiter(name, points, seconds, redis, { prefix, message: TOO_MANY_REQUESTS });
-  const perIp = limiter('widget-ip', config.perIp, 60);
-  const perVisitor = limiter('widget-visitor', config.perVisitor, 60);
-  const perKey = limiter('widget-key', config.perKey, 60);
-  const newVisitors = limiter('widget-new-visitor-ip', config.newVisitorsPerIp, 3600);
+  const spend = leasedBudgets(redis ? redisBudgetStore(redis, onError) : memoryBudgetStore(), prefix, TOO_MANY_REQUESTS);
+  const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60 };
+  const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60 };
+  const perKey: Budget = { name: 'widget-key', points: config.perKey, seconds: 60 };
+  const newVisitors = createLimiter('widget-new-visitor-ip', config.newVisitorsPerIp, 3600, redis, { prefix, message: TOO_MANY_REQUESTS });
   return {
-    ip: (ip) => perIp.consume(ipKey(ip)),
+    ip: (ip) => spend([{ budget: perIp, key: ipKey(ip) }]),
     async caller({ visitorKey, widgetKey }) {
-      if (visitorKey) await perVisitor.consume(visitorKey);
-      else if (widgetKey) await perKey.consume(widgetKey);
+      if (visitorKey) await spend([{ budget: perVisitor, key: visitorKey }]);
+      else if (widgetKey) await spend([{ budget: perKey, key: widgetKey }]);
     },
+    visitorCall: (ip, visitorKey) =>
+      spend([
+        { budget: perIp, key: ipKey(ip) },
+        { budget: perVisitor, key: visitorKey },
+      ]),
     newVisitor: (ip) => newVisitors.consume(ipKey(ip)),
     sockets: redis
       ? redisSocketCap(redis, prefix, config.socketsPerVisitor, config.socketsPerIp, onError)

@@ -1,49 +1,26 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.js';
-import { openPostgres, type Database } from '../../db/client.js';
-import { createPgDatabase, testConfig } from '../../test/harness.js';
+import { startCluster, type TestCluster } from '../../test/cluster.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 
 // Two nodes on one PostgreSQL database (issue 11, finding 9): ids are taken before commit, so a
 // lower id can become visible after a higher one. Pollers on both nodes must still end with
 // every message, none twice.
-let nodes: { app: FastifyInstance; database: Database }[] = [];
+let cluster: TestCluster;
 let admin: pg.Client;
-let drop: () => Promise<void>;
-let dataDir: string;
 let dbUrl: string;
 
 beforeAll(async () => {
-  const created = await createPgDatabase();
-  drop = created.drop;
-  dbUrl = created.url;
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-cursor-'));
-  for (let i = 0; i < 2; i++) {
-    const database = await openPostgres(created.url);
-    if (i === 0) await database.migrate();
-    const app = await buildApp({ config: testConfig(dataDir), database, logger: false });
-    await app.ready();
-    nodes.push({ app, database });
-  }
-  admin = new pg.Client({ connectionString: created.url });
+  cluster = await startCluster({ db: 'postgres', redis: false });
+  dbUrl = cluster.dbUrl!;
+  admin = new pg.Client({ connectionString: dbUrl });
   await admin.connect();
 });
 
 afterAll(async () => {
-  await admin.end();
-  for (const n of nodes) {
-    await n.app.close();
-    await n.database.close();
-  }
-  nodes = [];
-  await drop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await admin?.end();
+  await cluster?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,7 +64,7 @@ function poller(
 
 describe('polling with the cursor on two nodes', () => {
   it('gives every poller every message exactly once although ids commit out of order', async () => {
-    const [a, b] = nodes as [(typeof nodes)[number], (typeof nodes)[number]];
+    const [a, b] = cluster.nodes as [(typeof cluster.nodes)[number], (typeof cluster.nodes)[number]];
     const owner: TestOwner = await buildAccount(a.app);
     const visitors: TestVisitor[] = [];
     for (let i = 0; i < 3; i++) visitors.push(await buildChattingVisitor(i % 2 ? b.app : a.app, owner.widgetKey, `start ${i}`));
