@@ -366,7 +366,9 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
   const leases = new Map<string, { left: number; until: number }>();
   const refills = new Map<string, Promise<void>>();
   let sweepAt = 0;
-  const refused = (ms: number) => new HttpError(429, message, undefined, Math.max(1, Math.ceil(ms / 1000)));
+  // The refused budget's name goes with the 429 (the rate-limit refusals metric counts by it).
+  const refused = (ms: number, limit: string) =>
+    Object.assign(new HttpError(429, message, undefined, Math.max(1, Math.ceil(ms / 1000))), { limit });
 
   async function refill(wants: Want[]): Promise<void> {
     const taken = await store.take(wants);
@@ -398,7 +400,7 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
       for (const [i, counter] of counters.entries()) {
         const lease = leases.get(counter);
         if (lease && lease.until > now) {
-          if (lease.left === 0) throw refused(lease.until - now);
+          if (lease.left === 0) throw refused(lease.until - now, (asks[i] as { budget: Budget }).budget.name);
           continue;
         }
         const pending = refills.get(counter);
