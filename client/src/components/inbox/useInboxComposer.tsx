@@ -132,7 +132,6 @@ export function useInboxComposer({ text, setText, textarea, visitorId, visitorNa
     textareaProps: {
       placeholder: mode === 'note' ? 'Write a private note (only your team sees it)...' : 'Type your message...',
       'aria-label': mode === 'note' ? 'Private note' : 'Message',
-      'aria-expanded': open,
       'aria-controls': open ? listId : undefined,
       'aria-activedescendant': open && matches[active] ? `canned-reply-${matches[active].id}` : undefined,
       'aria-autocomplete': 'list' as const,
