@@ -110,6 +110,8 @@ const envSchema = z.object({
   IMAGE_MAX_MEGAPIXELS: intInRange(40, 1, 1000),
   IMAGE_MAX_SIDE: intInRange(12_000, 16, 1_000_000),
   UPLOAD_ABANDONED_MINUTES: intInRange(60, 1, 10_080),
+  /** Let outbound calls (webhooks, crawler) reach private and loopback addresses (services/outbound.ts). */
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
 export interface Config {
@@ -155,6 +157,8 @@ export interface Config {
   uploads: UploadsConfig;
   /** /metrics: a bearer token, and/or its own port; with neither, loopback only (routes/health/metrics.ts). */
   metrics: { token: string | undefined; port: number | undefined };
+  /** The SSRF guard's policy for every call to a URL someone else chose (services/outbound.ts). */
+  outbound: { allowPrivate: boolean };
 }
 
 export interface WidgetLimitsConfig {
@@ -329,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       budgetPrefix: `${e.RATE_LIMIT_PREFIX}:upload`,
     },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'true' },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,
