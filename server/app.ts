@@ -37,6 +37,7 @@ import { registerJobs } from './jobs/plugin.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { registerAi } from './ai/plugin.js';
 import { registerRealtime } from './realtime/plugin.js';
+import { registerDrain } from './realtime/drain.js';
 import settingsRoutes from './routes/settings/settings.js';
 import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
@@ -210,6 +211,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await registerJobs(app);
   await registerAi(app);
   await registerRealtime(app);
+  registerDrain(app); // SIGTERM: readyz 503, sockets moved away in batches (server/index.ts)
   subscribeVisitorReplies(app);
   startSessionExpiry(app);
 

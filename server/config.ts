@@ -99,6 +99,7 @@ const envSchema = z.object({
   DB_IDLE_TIMEOUT_MS: intInRange(30_000, 100, 3_600_000),
   DB_KEEPALIVE_DELAY_MS: intInRange(10_000, 100, 3_600_000),
   READYZ_TIMEOUT_MS: intInRange(2000, 100, 60_000),
+  SHUTDOWN_GRACE_MS: intInRange(30_000, 1000, 3_600_000),
   UPLOADS_PER_VISITOR_HOUR: intInRange(20, 1, 1_000_000),
   UPLOADS_PER_VISITOR_DAY: intInRange(60, 1, 1_000_000),
   UPLOAD_MB_PER_VISITOR_HOUR: intInRange(40, 1, 1_000_000),
@@ -159,6 +160,8 @@ export interface Config {
   metrics: { token: string | undefined; port: number | undefined };
   /** The SSRF guard's policy for every call to a URL someone else chose (services/outbound.ts). */
   outbound: { allowPrivate: boolean };
+  /** On SIGTERM the node drains (readyz 503, sockets moved away in batches) and exits within this. */
+  shutdownGraceMs: number;
 }
 
 export interface WidgetLimitsConfig {
@@ -334,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'true' },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,

@@ -10,14 +10,26 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   await database.migrate();
   const app = await buildApp({ config, database });
+  let stopping = false;
+  // SIGTERM (rolling restart): drain within SHUTDOWN_GRACE_MS; past it, exit anyway.
+  // SIGINT (a developer's Ctrl-C) does the same; a second signal exits at once.
   const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await database.close();
-    process.exit(0);
+    if (stopping) process.exit(1);
+    stopping = true;
+    const graceMs = config.shutdownGraceMs;
+    setTimeout(() => {
+      app.log.error({ graceMs }, 'drain did not finish within SHUTDOWN_GRACE_MS: exiting');
+      process.exit(1);
+    }, graceMs).unref();
+    app.log.info({ signal, graceMs }, 'draining');
+    // The database closes last, with a little of the grace period kept for it.
+    const report = await app.drain({ graceMs: Math.max(500, graceMs - 500) });
+    app.log.info(report, 'drained');
+    await database.close().catch(() => {});
+    process.exit(report.closed ? 0 : 1);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Parley is running at ${publicUrlOf(config)} (${database.kind})`);
 }

@@ -35,6 +35,12 @@ export const EVENTS = {
   syncRequired: 'sync.required',
   /** server -> widget: agent presence changed ({ online }). */
   agentPresence: 'agent.presence',
+  /**
+   * server -> console and widget: this node is draining (rolling restart); it closes the
+   * connection next. Reconnect after `in_ms` (jittered by the server per socket) instead of the
+   * usual backoff, and catch up as after any reconnect. Payload ReconnectHintPayload.
+   */
+  serverReconnect: 'server.reconnect',
 } as const;
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS];
 
@@ -70,3 +76,8 @@ export interface SendPayload {
 }
 /** A refused event's ack carries the HTTP status and words; a 429 also `retry_after` (seconds, like Retry-After). */
 export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: number; message: string; errors?: Record<string, string[]>; retry_after?: number };
+
+/** EVENTS.serverReconnect: wait this long before reconnecting (another node will answer). */
+export interface ReconnectHintPayload {
+  in_ms: number;
+}

@@ -1,4 +1,4 @@
-import type { UserDto } from '@parley/shared';
+import { EVENTS, type ReconnectHintPayload, type UserDto } from '@parley/shared';
 import { io, type Socket } from 'socket.io-client';
 import { create } from 'zustand';
 import { useAuth } from '../stores/auth';
@@ -64,6 +64,17 @@ export function acquireSocket(): Socket | null {
     // The server closed it on purpose: the session ended, or this user's status changed.
     s.on('disconnect', (reason) => {
       if (reason === 'io server disconnect') void comeBackIfSignedIn(s);
+    });
+    // A node draining for a restart closes the connection after this hint: the first retry waits
+    // the server's (per-socket jittered) delay, later ones the usual backoff.
+    s.on(EVENTS.serverReconnect, (p: ReconnectHintPayload) => {
+      if (typeof p?.in_ms !== 'number' || p.in_ms < 0 || p.in_ms > 60_000) return;
+      s.io.reconnectionDelay(p.in_ms);
+      s.io.randomizationFactor(0);
+      s.io.once('reconnect_attempt', () => {
+        s.io.reconnectionDelay(RECONNECT_OPTIONS.reconnectionDelay);
+        s.io.randomizationFactor(RECONNECT_OPTIONS.randomizationFactor);
+      });
     });
     socket = s;
     track(s);

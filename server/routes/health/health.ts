@@ -6,9 +6,12 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
 
   /**
    * Readiness: the database (and Redis when configured) answer, each within READYZ_TIMEOUT_MS,
-   * so a hung dependency makes this answer 503 in seconds instead of never.
+   * so a hung dependency makes this answer 503 in seconds instead of never. A draining node
+   * answers 503 at once.
    */
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    // Draining (SIGTERM): out of the load balancer at once, whatever the dependencies say.
+    if (app.draining()) return reply.status(503).send({ status: 'draining', checks: {} });
     const checks: Record<string, string> = {};
     const within = async (check: () => Promise<unknown>): Promise<string> => {
       let timer: NodeJS.Timeout | undefined;

@@ -167,6 +167,8 @@ export class Chat {
     });
     // The server says pushes may have been lost (a node died, Redis came back): the same.
     s.on(EVENTS.syncRequired, () => this.sync(true));
+    // A node draining for a restart: come back after its jittered wait (the connect catches up).
+    s.on(EVENTS.serverReconnect, (p: { in_ms?: number }) => s.reconnectIn(p?.in_ms));
     s.on('disconnect', () => this.startPolling());
     s.on('connect_error', (err: { data?: { status?: number } }) => {
       if (err.data?.status === 401) this.forget();

@@ -66,4 +66,21 @@ describe('MiniSocket', () => {
     expect(FakeServerSocket.opened.length).toBe(2);
     s.close();
   });
+
+  it("a draining server's reconnect hint replaces the first backoff wait", async () => {
+    FakeServerSocket.answer = '0{"sid":"x"}';
+    const s = new MiniSocket('http://parley.test', () => ({}));
+    s.on('server.reconnect', (p: { in_ms: number }) => s.reconnectIn(p.in_ms));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(s.connected).toBe(true);
+    const server = FakeServerSocket.opened[0]!;
+    server.onmessage?.({ data: '42["server.reconnect",{"in_ms":2500}]' });
+    server.close();
+    // Without the hint the first retry comes within 0.5-1 s; with it, after 2.5 s.
+    await vi.advanceTimersByTimeAsync(2400);
+    expect(FakeServerSocket.opened).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(FakeServerSocket.opened).toHaveLength(2);
+    s.close();
+  });
 });

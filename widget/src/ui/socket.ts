@@ -30,6 +30,7 @@ export class MiniSocket {
   private closed = false;
   private pingTimer?: ReturnType<typeof setTimeout>;
   private retryTimer?: ReturnType<typeof setTimeout>;
+  private hintMs?: number;
 
   constructor(
     private readonly url: string,
@@ -63,6 +64,11 @@ export class MiniSocket {
         resolve(reply);
       });
     });
+  }
+
+  /** The server is draining and asks for this wait before the next connect (instead of the backoff). */
+  reconnectIn(ms: unknown): void {
+    if (typeof ms === 'number' && ms >= 0 && ms <= 60000) this.hintMs = ms;
   }
 
   close(): void {
@@ -149,7 +155,9 @@ export class MiniSocket {
     else if (!this.closed) this.fire('connect_error', { message: 'unreachable' });
     if (this.closed) return;
     // 1 s, 2 s, 4 s ... up to 30 s, with jitter so a restarted node is not hit by everyone at once.
-    const delay = Math.min(30000, 1000 * 2 ** this.attempts) * (0.5 + Math.random() / 2);
+    // A draining node's hint (already jittered per socket) replaces the first wait.
+    const delay = this.hintMs ?? Math.min(30000, 1000 * 2 ** this.attempts) * (0.5 + Math.random() / 2);
+    this.hintMs = undefined;
     this.attempts = Math.min(MAX_BACKOFF_STEP, this.attempts + 1);
     this.retryTimer = setTimeout(() => this.open(), delay);
   }
