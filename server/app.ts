@@ -46,6 +46,7 @@ import storageRoutes from './routes/storage/storage.js';
 import notesRoutes from './routes/conversations/notes.js';
 import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
+import auditRoutes from './routes/audit/audit.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -198,6 +199,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(notesRoutes, { prefix: '/api/vms' });
   await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });
   await app.register(labelsRoutes, { prefix: '/api/vms' });
+  await app.register(auditRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });

@@ -10,3 +10,4 @@ export * from './tables/visitorLinks.js';
 export * from './tables/auth.js';
 export * from './tables/storage.js';
 export * from './tables/inbox.js';
+export * from './tables/trust.js';

@@ -20,6 +20,11 @@ export const rules = {
   'ai.manage': isAccountAdmin,
   /** Create, edit and delete canned replies and labels (everyone reads and uses them). */
   'inbox.manage': isAccountAdmin,
+  /** Issue 14: the audit log, requiring 2FA for the team, signing a member out everywhere (owner only). */
+  'audit.read': isOwner,
+  'security.manage': isOwner,
+  /** Issue 14: export or erase one visitor's data, the retention setting (owner/Admin). */
+  'visitors.gdpr': isAccountAdmin,
 } satisfies Record<string, (a: Actor) => boolean>;
 
 export type Rule = keyof typeof rules;

@@ -34,6 +34,7 @@ const OWNER_ONLY = [
   'GET /api/user/subscriptions',
   'GET /api/vms/storage',
   'DELETE /api/vms/user/delete',
+  'GET /api/vms/audit-log',
 ];
 const ADMIN_WRITES = [
   'POST /api/vms/widget-settings',

@@ -11,3 +11,4 @@ export * from './schemas/chatbot.js';
 export * from './schemas/inbox.js';
 export * from './storage.js';
 export * from './schemas/lifecycle.js';
+export * from './schemas/trust.js';

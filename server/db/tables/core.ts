@@ -1,6 +1,7 @@
 /** Accounts, users, tokens, settings, visitors, conversations, messages, plans, subscriptions, widget loads. */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -35,6 +36,9 @@ export const accounts = pgTable('accounts', {
   roundRobin: boolean('round_robin').notNull().default(false),
   /** The member the last routed conversation went to: the round-robin pointer. */
   routedUserId: integer('routed_user_id'),
+  /** Issue 14: every member must sign in with a second factor; messages older than N months are deleted (null: kept). */
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
+  retentionMonths: integer('retention_months'),
   createdAt: createdAt(),
 });
 
@@ -64,6 +68,11 @@ export const users = pgTable(
     /** Console alerts while the tab is hidden (issue 16): desktop notification, sound. */
     alertDesktop: boolean('alert_desktop').notNull().default(true),
     alertSound: boolean('alert_sound').notNull().default(true),
+    /** Issue 14: null until the owner opens the verification link; TOTP secret (live once enabled) and last step used. */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    totpSecret: text('totp_secret'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],
@@ -79,6 +88,9 @@ export const authTokens = pgTable(
     /** sha256 of the bearer token; the token itself is never stored. */
     tokenHash: text('token_hash').notNull().unique(),
     createdAt: createdAt(),
+    /** Issue 14: where the session was signed in from (active sessions list). */
+    ip: text('ip').notNull().default(''),
+    userAgent: text('user_agent').notNull().default(''),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('auth_tokens_user_idx').on(t.userId)],

@@ -13,6 +13,7 @@ import { actorForToken, authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentUser } from '../../presenters/user.js';
 import { hashPassword, hashToken, newToken, verifyPassword } from '../../services/secrets.js';
+import { audit, recordAudit, requestOrigin } from '../../services/audit.js';
 import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/users.js';
 import { checkSignIn, isKnownDevice, signInAttempt, signInFailed, signInSucceeded } from './signInGuard.js';
 
@@ -41,7 +42,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     const { email, password } = request.body;
     const attempt = signInAttempt(request, email);
     const [user] = await app.db
-      .select({ id: users.id, passwordHash: users.passwordHash })
+      .select({ id: users.id, accountId: users.accountId, passwordHash: users.passwordHash })
       .from(users)
       .where(sql`lower(${users.email}) = ${attempt.emailKey}`)
       .limit(1);
@@ -50,10 +51,13 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     const ok = await verifyPassword(user?.passwordHash, password);
     if (!ok || !user) {
       await signInFailed(app, attempt, user?.id);
+      // Recorded in the account of the email tried (an unknown email belongs to no account).
+      if (user) await recordAudit(app.db, { accountId: user.accountId, actorUserId: user.id, action: 'auth.sign_in_failed', target: `user:${user.id}`, ...requestOrigin(request) });
       throw new HttpError(401, 'Invalid email or password');
     }
     await signInSucceeded(app, attempt, user.id, knownDevice, request, reply);
-    const token = await issueToken(app.db, user.id);
+    const token = await issueToken(app.db, user.id, requestOrigin(request));
+    await recordAudit(app.db, { accountId: user.accountId, actorUserId: user.id, action: 'auth.signed_in', target: `user:${user.id}`, ...requestOrigin(request) });
     const actor = await actorForToken(app.db, token, app.config.sessions);
     return { message: 'success', token, user: presentUser(actor!) };
   });
@@ -61,6 +65,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   app.post('/logout', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
     await app.db.delete(authTokens).where(eq(authTokens.tokenHash, request.actor.tokenHash));
     await app.events.emit('sessions.revoked', { tokenHash: request.actor.tokenHash });
+    await audit(request, 'auth.signed_out', `user:${request.actor.id}`);
     return { message: 'success' };
   });
 
@@ -147,6 +152,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
           .where(and(eq(authTokens.userId, request.actor.id), ne(authTokens.tokenHash, request.actor.tokenHash)));
       });
       await app.events.emit('sessions.revoked', { userId: request.actor.id, exceptTokenHash: request.actor.tokenHash });
+      await audit(request, 'auth.password_changed', `user:${request.actor.id}`);
       return { message: 'success' };
     },
   );

@@ -7,6 +7,7 @@ import { notFound } from '../../errors.js';
 import { scheduleAutoResolve } from '../../jobs/lifecycle.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize, type Rule } from '../../policies/index.js';
+import { audit } from '../../services/audit.js';
 
 const secured = { security: [{ bearer: [] }] };
 const allow = (rule: Rule) => [authenticate, async (request: FastifyRequest) => authorize(request.actor, rule)];
@@ -66,6 +67,7 @@ export default async function conversationSettingsRoutes(fastify: FastifyInstanc
       if (!row || !before) throw notFound();
       // New hours: the waiting job (timed for the old ones) is replaced by a run now.
       if (before.hours !== row.autoResolveHours) await scheduleAutoResolve(app, row.id, { restart: true });
+      await audit(request, 'settings.updated', 'conversation_settings', { fields: Object.keys(request.body) });
       return { message: 'success', data: presentSettings(row) };
     },
   );

@@ -18,6 +18,7 @@ import { readForm, type UploadedImage } from '../../plugins/uploads.js';
 import { authorize, type Rule } from '../../policies/index.js';
 import { presentWidgetSettings } from '../../presenters/widgetSettings.js';
 import alertRoutes from './alerts.js';
+import { audit } from '../../services/audit.js';
 
 type SettingsRow = typeof widgetSettings.$inferSelect;
 type SettingsPatch = Partial<Pick<SettingsRow, 'name' | 'title' | 'color' | 'emailNotifications' | 'hideBranding'>>;
@@ -116,6 +117,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
         patch.hideBranding = input.hide_branding;
       }
       const row = await saveWidgetLook(app, request.actor.accountId, patch, form.image);
+      await audit(request, 'settings.updated', 'widget_settings', { fields: Object.keys(patch) });
       return { message: 'success', data: presentWidgetSettings(row) };
     },
   );
@@ -128,6 +130,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
       const form = await readAvatarForm(request);
       const input = parseOrThrow(chatWidgetSettingsSchema, form.fields);
       const row = await saveWidgetLook(app, request.actor.accountId, input, form.image);
+      await audit(request, 'settings.updated', 'widget_settings', { fields: Object.keys(input) });
       return { message: 'success', data: presentWidgetSettings(row) };
     },
   );
@@ -156,6 +159,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
         .values({ accountId, ...set })
         .onConflictDoUpdate({ target: widgetSettings.accountId, set })
         .returning();
+      await audit(request, 'settings.updated', 'greetings');
       return { message: 'success', data: { initial_greeting: row!.initialGreeting, follow_up_greeting: row!.followUpGreeting } };
     },
   );
@@ -181,6 +185,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
         .where(eq(accounts.id, request.actor.accountId))
         .returning();
       if (!row) throw notFound();
+      await audit(request, 'settings.updated', 'account_info');
       return { message: 'success', data: presentAccountInfo(row) };
     },
   );

@@ -13,6 +13,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { presentAssignableUser, presentTeamMember, type AssignedVisitorRow } from '../../presenters/teamMember.js';
+import { audit } from '../../services/audit.js';
 
 const secured = { security: [{ bearer: [] }] };
 const memberParams = z.object({ id: z.string() });
@@ -87,6 +88,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
   app.post('/team', { schema: { tags: ['team'], body: addMemberSchema, ...secured }, onRequest }, async (request, reply) => {
     const { name, email, password, role_id } = request.body;
     const { id } = await addTeamMember(app.db, { accountId: request.actor.accountId, name, email, password, roleId: role_id });
+    await audit(request, 'member.added', `user:${id}`, { email, role_id });
     return reply.status(201).send({ message: 'success', data: await loadMember(app.db, request.actor, id) });
   });
 
@@ -94,6 +96,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     const id = parseMemberId(request.params.id);
     const { deleted, unassigned } = await deleteTeamMember(app.db, request.actor.accountId, id);
     if (!deleted) throw notFound();
+    await audit(request, 'member.deleted', `user:${id}`);
     await app.events.emit('sessions.revoked', { userId: id });
     await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: unassigned });
     return { message: 'success' };
@@ -115,6 +118,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
       if (before.status !== status) {
         await app.db.update(users).set({ status }).where(and(eq(users.id, id), eq(users.accountId, accountId)));
         await app.events.emit('user.statusChanged', { accountId, userId: id, status });
+        await audit(request, 'member.updated', `user:${id}`, { status });
       }
       return { message: 'success', data: await loadMember(app.db, request.actor, id) };
     },
@@ -126,6 +130,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     async (request) => {
       const id = parseMemberId(request.params.id);
       const changed = await assignUsers(app.db, request.actor, id, request.body.user_ids);
+      await audit(request, 'member.assigned', `user:${id}`, { users: request.body.user_ids.length });
       await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: changed });
       return { message: 'success', data: await loadMember(app.db, request.actor, id) };
     },
