@@ -11,3 +11,4 @@ export * from './tables/auth.js';
 export * from './tables/storage.js';
 export * from './tables/inbox.js';
 export * from './tables/trust.js';
+export * from './tables/visitorLists.js';

@@ -341,3 +341,56 @@ export interface AvailabilityDto {
   /** Routing stops giving this member new conversations while they hold this many open ones; null: no cap. */
   max_open_chats: number | null;
 }
+
+/** Issue 16, the Visitors page: GET /api/vms/visitor rows carry whether a widget of theirs is live now. */
+export interface VisitorListItemDto extends VisitorDto {
+  /** A widget socket of this visitor is connected now (any node). */
+  online: boolean;
+  /** The visitor has a conversation ("Start Chat" opens it; otherwise the first reply starts it). */
+  has_conversation: boolean;
+}
+
+/** GET /api/vms/visitor (issue 16): a page of visitors, newest first, with totals from counters. */
+export interface VisitorListAnswer {
+  message: 'success';
+  data: VisitorListItemDto[];
+  next_cursor: string | null;
+  has_more: boolean;
+  /** Visitors matching the filters that the caller may see, over every page. */
+  total: number;
+  /** Distinct known countries among the account's visitors (the "Countries" card). */
+  countries: number;
+}
+
+/** A website user (a visitor with a conversation) as the team screens list them. */
+export interface AssignableUserDto {
+  id: string;
+  name: string;
+}
+
+/** GET /api/vms/users and GET /api/vms/team/{id}/assignments (issue 16): paged website users. */
+export interface AssignableUserPage {
+  message: 'success';
+  data: AssignableUserDto[];
+  next_cursor: string | null;
+  has_more: boolean;
+  total: number;
+}
+
+/** GET /api/vms/team/members (issue 16): who a conversation may be assigned to (owner and Admins). */
+export interface AssigneeOptionDto {
+  id: number;
+  name: string;
+  role: string;
+  status: 'active' | 'disabled';
+}
+
+/**
+ * GET /api/vms/team (issue 16): `assigned_users` holds at most TEAM_ASSIGNED_PREVIEW of the
+ * member's website users (newest conversation first); `assigned_count` counts them all and the
+ * Team dialog loads the full set from GET /api/vms/team/{id}/assignments.
+ */
+export interface TeamMemberListDto extends TeamMemberDto {
+  assigned_count: number;
+}
+export const TEAM_ASSIGNED_PREVIEW = 20;

@@ -143,6 +143,7 @@ export const visitors = pgTable(
     index('visitors_account_seen_idx').on(t.accountId, t.lastSeenAt),
     index('visitors_account_created_id_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
     index('visitors_search_idx').using('gin', sql`to_tsvector('simple'::regconfig, ${t.name} || ' ' || ${t.email})`),
+    index('visitors_account_country_created_idx').on(t.accountId, t.country, t.createdAt.desc(), t.id.desc()),
   ],
 );
 
@@ -207,6 +208,7 @@ export const conversations = pgTable(
     index('conversations_account_waiting_idx').on(t.accountId, t.status, sql`(coalesce(${t.waitingSince}, 'infinity'::timestamptz))`, t.id),
     index('conversations_assignee_created_idx').on(t.assigneeId, t.createdAt.desc(), t.id.desc()),
     index('conversations_account_first_visitor_idx').on(t.accountId, t.firstVisitorMessageAt),
+    index('conversations_account_created_id_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
   ],
 );
 

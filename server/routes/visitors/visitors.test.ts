@@ -52,6 +52,9 @@ describe('GET /api/vms/visitor', () => {
       page_views: 1,
       last_seen_at: expect.any(String),
       created_at: expect.any(String),
+      // Additions of issue 16 (the Visitors page).
+      online: false,
+      has_conversation: false,
     });
   });
 

@@ -1,25 +1,24 @@
-import { desc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { conversations, visitors } from '../../db/schema.js';
 import { authenticate } from '../../plugins/auth.js';
-import { visibleVisitors } from '../../policies/conversations.js';
-import { presentVisitor } from '../../presenters/visitor.js';
+import { listVisitors, visitorListQuery } from './visitorList.js';
 
 export default async function visitorsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     '/visitor',
-    { schema: { tags: ['visitors'], security: [{ bearer: [] }] }, onRequest: authenticate },
-    async (request) => {
-      const rows = await app.db
-        .select({ visitor: visitors })
-        .from(visitors)
-        .leftJoin(conversations, eq(conversations.visitorId, visitors.id))
-        .where(visibleVisitors(request.actor))
-        .orderBy(desc(visitors.createdAt), desc(visitors.id));
-      return { message: 'success', data: rows.map((r) => presentVisitor(r.visitor)) };
+    {
+      schema: {
+        tags: ['visitors'],
+        summary: 'Visitors, newest first (paged)',
+        description:
+          'With `limit` (1-100) and `cursor`: a page and `next_cursor`. Without `limit` (the SPEC call): the newest 500 and `has_more`. Filters `q` (name/email words, prefixes), `online`, `country`, `has_conversation`. `total` counts what matches and the caller may see; `countries` the distinct known countries of the account.',
+        querystring: visitorListQuery,
+        security: [{ bearer: [] }],
+      },
+      onRequest: authenticate,
     },
+    async (request) => listVisitors(app, request.actor, request.query),
   );
 }
