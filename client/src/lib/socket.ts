@@ -59,6 +59,8 @@ export function acquireSocket(): Socket | null {
     const s = io(window.location.origin, {
       auth: { token },
       transports: ['websocket', 'polling'],
+      // A WebSocket blocked on the way (proxy, antivirus) or missing: long-poll instead of staying offline.
+      tryAllTransports: true,
       ...RECONNECT_OPTIONS,
     });
     // The server closed it on purpose: the session ended, or this user's status changed.

@@ -151,7 +151,7 @@ export class Chat {
   /** Socket with REST catch-up; REST polling while the socket is down. */
   private live(): void {
     this.sync();
-    if (this.socket || !this.me || typeof WebSocket === 'undefined') {
+    if (this.socket || !this.me) {
       this.startPolling();
       return;
     }

@@ -1,14 +1,22 @@
 /**
- * A minimal Socket.IO (protocol v5 over Engine.IO v4) client on the browser's WebSocket: text
- * events, acks, ping/pong, connect errors and reconnects with backoff. It speaks the same wire
- * protocol as socket.io-client (websocket transport, default namespace) at a fraction of its size
- * (socket.io-client alone would take half the widget's 25 KB budget). No long-polling transport:
- * when WebSockets are blocked the widget falls back to the REST calls with 10 s polling.
+ * A minimal Socket.IO (protocol v5 over Engine.IO v4) client: text events, acks, ping/pong,
+ * connect errors and reconnects with backoff. It speaks the same wire protocol as
+ * socket.io-client (default namespace) at a fraction of its size (socket.io-client alone would
+ * take half the widget's 25 KB budget), over one of two transports:
+ * - WebSocket, tried first;
+ * - Engine.IO's HTTP long-polling (a GET held open until the server has packets, a POST per
+ *   batch sent), used when the browser has no WebSocket or a WebSocket never opened (a proxy or
+ *   an antivirus blocking the upgrade). Once polling was needed, reconnects stay on polling.
+ * When both fail the chat falls back to the REST calls with 10 s polling.
  */
 type Handler = (data: never) => void;
 
 /** 2^5 s > 30 s: the longest backoff. */
 const MAX_BACKOFF_STEP = 5;
+/** How long a transport may take to say Engine.IO's open before it counts as blocked. */
+const OPEN_TIMEOUT_MS = 5000;
+/** Engine.IO v4 separates the packets of one polling payload with the record separator. */
+const SEPARATOR = '\x1e';
 
 export interface SocketEvents {
   connect: () => void;
@@ -20,9 +28,86 @@ export interface SocketEvents {
   connect_error: (err: { message: string; data?: { status?: number } }) => void;
 }
 
+/** One Engine.IO connection: frames out, frames in, one `onEnd` when it is over. */
+interface Pipe {
+  send(frame: string): void;
+  close(): void;
+}
+
+function webSocketPipe(url: string, onFrame: (f: string) => void, onEnd: () => void): Pipe {
+  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`);
+  ws.onmessage = (e) => onFrame(String(e.data));
+  ws.onclose = onEnd;
+  ws.onerror = () => ws.close();
+  return { send: (f) => ws.send(f), close: () => ws.close() };
+}
+
+/**
+ * Engine.IO long-polling. The server refuses overlapping GETs or POSTs ("overlap from client"),
+ * so one GET is held at a time and frames written meanwhile wait for the POST in flight.
+ */
+export function pollingPipe(url: string, onFrame: (f: string) => void, onEnd: () => void): Pipe {
+  const base = `${url}/socket.io/?EIO=4&transport=polling`;
+  let sid = '';
+  let over = false;
+  let queue: string[] = [];
+  let posting = false;
+  const abort = new AbortController();
+  const end = (): void => {
+    if (over) return;
+    over = true;
+    abort.abort();
+    onEnd();
+  };
+  const get = (): void => {
+    if (over) return;
+    fetch(`${base}${sid && `&sid=${sid}`}&t=${Date.now().toString(36)}`, { signal: abort.signal, cache: 'no-store' })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
+      .then((body) => {
+        for (const frame of body.split(SEPARATOR)) {
+          if (over) return;
+          if (!sid && frame[0] === '0') sid = (JSON.parse(frame.slice(1)) as { sid: string }).sid;
+          if (frame === '1' || frame === '6') return end(); // close; noop answers a GET on upgrade
+          onFrame(frame);
+        }
+        get();
+      })
+      .catch(end);
+  };
+  const flush = (): void => {
+    if (over || posting || !queue.length || !sid) return;
+    posting = true;
+    const body = queue.join(SEPARATOR);
+    queue = [];
+    fetch(`${base}&sid=${sid}`, { method: 'POST', body, signal: abort.signal })
+      .then((r) => {
+        if (!r.ok) throw new Error(String(r.status));
+        posting = false;
+        flush();
+      })
+      .catch(end);
+  };
+  get();
+  return {
+    send(frame) {
+      queue.push(frame);
+      flush();
+    },
+    close() {
+      if (over) return;
+      // Tell the server now (it would otherwise wait for the ping timeout), then stop.
+      if (sid) fetch(`${base}&sid=${sid}`, { method: 'POST', body: '1', keepalive: true }).catch(() => {});
+      end();
+    },
+  };
+}
+
 export class MiniSocket {
   connected = false;
-  private ws?: WebSocket;
+  /** The transport in use (or last tried). */
+  transport: 'websocket' | 'polling' = typeof WebSocket === 'undefined' ? 'polling' : 'websocket';
+  private pipe?: Pipe;
+  private opened = false;
   private handlers = new Map<string, Handler[]>();
   private acks = new Map<number, (data: unknown) => void>();
   private nextAck = 0;
@@ -45,13 +130,13 @@ export class MiniSocket {
   }
 
   emit(event: string, data: unknown, ack?: (reply: never) => void): void {
-    if (!this.connected || !this.ws) return;
+    if (!this.connected || !this.pipe) return;
     let id = '';
     if (ack) {
       id = String(this.nextAck++);
       this.acks.set(Number(id), ack as (d: unknown) => void);
     }
-    this.ws.send(`42${id}${JSON.stringify([event, data])}`);
+    this.pipe.send(`42${id}${JSON.stringify([event, data])}`);
   }
 
   /** Emit with an ack, rejecting after `ms` (the ack never comes when the connection drops). */
@@ -74,7 +159,7 @@ export class MiniSocket {
   close(): void {
     this.closed = true;
     clearTimeout(this.retryTimer);
-    this.ws?.close();
+    this.pipe?.close();
   }
 
   private fire(event: string, data?: unknown): void {
@@ -88,11 +173,20 @@ export class MiniSocket {
   }
 
   private open(): void {
-    const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`);
-    this.ws = ws;
-    ws.onmessage = (e) => this.receive(String(e.data));
-    ws.onclose = () => this.dropped();
-    ws.onerror = () => ws.close();
+    this.opened = false;
+    let pipe: Pipe | undefined;
+    const onFrame = (f: string): unknown => this.pipe === pipe && this.receive(f);
+    const onEnd = (): unknown => this.pipe === pipe && this.dropped();
+    try {
+      pipe = (this.transport === 'websocket' ? webSocketPipe : pollingPipe)(this.url, onFrame, onEnd);
+    } catch {
+      // A WebSocket the page forbids (its CSP, a patched constructor) throws: long-poll instead.
+      this.transport = 'polling';
+      pipe = pollingPipe(this.url, onFrame, onEnd);
+    }
+    this.pipe = pipe;
+    // A proxy may accept the upgrade and then pass nothing: no Engine.IO open within 5 s ends the try.
+    setTimeout(() => !this.opened && this.pipe === pipe && pipe.close(), OPEN_TIMEOUT_MS);
   }
 
   private receive(frame: string): void {
@@ -100,19 +194,20 @@ export class MiniSocket {
     if (type === '0') {
       // Engine.IO open: the server pings every pingInterval; no ping within interval + timeout means dead.
       const { pingInterval, pingTimeout } = JSON.parse(frame.slice(1)) as { pingInterval: number; pingTimeout: number };
+      this.opened = true;
       this.watch = pingInterval + pingTimeout;
       this.alive();
-      this.ws?.send(`40${JSON.stringify(this.auth())}`);
+      this.pipe?.send(`40${JSON.stringify(this.auth())}`);
     } else if (type === '2') {
       this.alive();
-      this.ws?.send('3');
+      this.pipe?.send('3');
     } else if (type === '4') this.packet(frame.slice(1));
   }
 
   private watch = 45000;
   private alive(): void {
     clearTimeout(this.pingTimer);
-    this.pingTimer = setTimeout(() => this.ws?.close(), this.watch);
+    this.pingTimer = setTimeout(() => this.pipe?.close(), this.watch);
   }
 
   private packet(p: string): void {
@@ -127,11 +222,11 @@ export class MiniSocket {
       this.fire('connect_error', err);
       if (err.data?.status === 401) this.closed = true;
       if (err.data?.status === 429) this.attempts = MAX_BACKOFF_STEP;
-      this.ws?.close();
+      this.pipe?.close();
     } else if (kind === '1') {
       // The server ended this socket on purpose (revoked token): do not come back.
       this.closed = true;
-      this.ws?.close();
+      this.pipe?.close();
     } else if (kind === '2' || kind === '3') {
       const at = rest.indexOf('[');
       const id = rest.slice(0, at);
@@ -149,11 +244,17 @@ export class MiniSocket {
     clearTimeout(this.pingTimer);
     const was = this.connected;
     this.connected = false;
-    this.ws = undefined;
+    this.pipe = undefined;
     this.acks.clear();
     if (was) this.fire('disconnect');
-    else if (!this.closed) this.fire('connect_error', { message: 'unreachable' });
     if (this.closed) return;
+    // A WebSocket that never opened is blocked on the way (proxy, antivirus): long-poll at once.
+    if (!this.opened && this.transport === 'websocket') {
+      this.transport = 'polling';
+      this.open();
+      return;
+    }
+    if (!was) this.fire('connect_error', { message: 'unreachable' });
     // 1 s, 2 s, 4 s ... up to 30 s, with jitter so a restarted node is not hit by everyone at once.
     // A draining node's hint (already jittered per socket) replaces the first wait.
     const delay = this.hintMs ?? Math.min(30000, 1000 * 2 ** this.attempts) * (0.5 + Math.random() / 2);
