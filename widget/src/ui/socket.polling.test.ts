@@ -123,4 +123,16 @@ describe('MiniSocket over long-polling', () => {
     expect(transports).toEqual(['polling', 'polling']);
     s.close();
   });
+
+  it('when polling fails as well (server refusing: draining), the next attempt tries WebSocket again', async () => {
+    BlockedWebSocket.tried = 0;
+    vi.stubGlobal('WebSocket', BlockedWebSocket);
+    // engine.io refuses every new session, as a draining node does.
+    (io.engine as unknown as { opts: { allowRequest: (r: unknown, fn: (e: string, ok: boolean) => void) => void } }).opts.allowRequest = (_r, fn) => fn('draining', false);
+    const s = new MiniSocket(url, () => ({ token: 'good' }));
+    await until(() => BlockedWebSocket.tried === 2, 3000);
+    expect(s.transport).toBe('websocket');
+    expect(s.connected).toBe(false);
+    s.close();
+  });
 });

@@ -6,7 +6,8 @@
  * - WebSocket, tried first;
  * - Engine.IO's HTTP long-polling (a GET held open until the server has packets, a POST per
  *   batch sent), used when the browser has no WebSocket or a WebSocket never opened (a proxy or
- *   an antivirus blocking the upgrade). Once polling was needed, reconnects stay on polling.
+ *   an antivirus blocking the upgrade). Once polling worked, reconnects stay on polling; when
+ *   polling fails as well (server down or draining), the next attempt starts with WebSocket again.
  * When both fail the chat falls back to the REST calls with 10 s polling.
  */
 type Handler = (data: never) => void;
@@ -108,6 +109,8 @@ export class MiniSocket {
   transport: 'websocket' | 'polling' = typeof WebSocket === 'undefined' ? 'polling' : 'websocket';
   private pipe?: Pipe;
   private opened = false;
+  /** On polling because a WebSocket failed in this round of attempts (not yet proven by a poll that opened). */
+  private fellBack = false;
   private handlers = new Map<string, Handler[]>();
   private acks = new Map<number, (data: unknown) => void>();
   private nextAck = 0;
@@ -251,9 +254,13 @@ export class MiniSocket {
     // A WebSocket that never opened is blocked on the way (proxy, antivirus): long-poll at once.
     if (!this.opened && this.transport === 'websocket') {
       this.transport = 'polling';
+      this.fellBack = true;
       this.open();
       return;
     }
+    // Polling failed too: the server is down or refusing (draining), not a proxy: next time WebSocket again.
+    if (!this.opened && this.fellBack && typeof WebSocket !== 'undefined') this.transport = 'websocket';
+    if (this.opened) this.fellBack = false;
     if (!was) this.fire('connect_error', { message: 'unreachable' });
     // 1 s, 2 s, 4 s ... up to 30 s, with jitter so a restarted node is not hit by everyone at once.
     // A draining node's hint (already jittered per socket) replaces the first wait.
