@@ -47,6 +47,7 @@ import notesRoutes from './routes/conversations/notes.js';
 import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
+import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -207,6 +208,9 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(chatbotRoutes, { prefix: '/api' });
   await app.register(paymentsRoutes, { prefix: '/api' });
   await app.register(chatLinkRoutes, { prefix: '/api' });
+  // Issue 13, the visitor's side.
+  await app.register(widgetRatingRoutes, { prefix: '/api' });
+  await app.register(consoleRatingRoutes, { prefix: '/api/vms' });
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   registerMetrics(app);

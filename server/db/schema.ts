@@ -12,3 +12,4 @@ export * from './tables/storage.js';
 export * from './tables/inbox.js';
 export * from './tables/trust.js';
 export * from './tables/visitorLists.js';
+export * from './tables/visitorSide.js';

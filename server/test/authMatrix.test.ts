@@ -43,6 +43,7 @@ const ADMIN_WRITES = [
   'POST /api/vms/account-info',
   'POST /api/vms/canned-replies',
   'POST /api/vms/labels',
+  'PUT /api/vms/ratings/settings',
 ];
 
 describe('route matrix', () => {

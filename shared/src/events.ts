@@ -81,3 +81,15 @@ export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: numb
 export interface ReconnectHintPayload {
   in_ms: number;
 }
+
+/**
+ * Issue 13 "The visitor's side": server -> widget only. `rating.requested`: the stretch was
+ * resolved and may be rated (payload RatingRequestedPayload).
+ */
+export const VISITOR_SIDE_EVENTS = {
+  ratingRequested: 'rating.requested',
+} as const;
+export interface RatingRequestedPayload {
+  /** The stretch asked about: the conversation's opened_at (ISO). */
+  stretch: string;
+}

@@ -12,3 +12,4 @@ export * from './schemas/inbox.js';
 export * from './storage.js';
 export * from './schemas/lifecycle.js';
 export * from './schemas/trust.js';
+export * from './schemas/visitorSide.js';

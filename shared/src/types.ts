@@ -394,3 +394,31 @@ export interface TeamMemberListDto extends TeamMemberDto {
   assigned_count: number;
 }
 export const TEAM_ASSIGNED_PREVIEW = 20;
+
+/** Issue 13: GET /api/widget/rating — whether the widget should ask now. */
+export interface RatingStateDto {
+  /** The survey is on, the stretch was answered or resolved, and not rated yet. */
+  due: boolean;
+  /** The stretch it is about (the conversation's opened_at, ISO); null without a conversation. */
+  stretch: string | null;
+}
+
+/** Issue 13: a stored rating, as the console and the widget see it. */
+export interface RatingDto {
+  id: number;
+  score: number;
+  comment: string;
+  stretch: string;
+  agent_id: number | null;
+  created_at: string;
+}
+
+/** Issue 13: GET /api/vms/ratings/summary — satisfaction averages for a range. */
+export interface RatingSummaryDto {
+  range: '1h' | '24h' | '7d' | '30d';
+  enabled: boolean;
+  /** Average score (one decimal) and how many ratings; null average without ratings. */
+  average: number | null;
+  count: number;
+  agents: { user_id: number; name: string; average: number; count: number }[];
+}

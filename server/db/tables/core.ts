@@ -40,6 +40,8 @@ export const accounts = pgTable('accounts', {
   requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   retentionMonths: integer('retention_months'),
   createdAt: createdAt(),
+  /** The satisfaction survey is asked in the widget (issue 13, migrations/0025_ratings_triggers.sql). */
+  csatEnabled: boolean('csat_enabled').notNull().default(true),
 });
 
 export const roles = pgTable('roles', {

@@ -11,6 +11,8 @@ import { authenticate } from '../../plugins/auth.js';
 import { can, type Actor } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { rooms } from '../../realtime/audience.js';
+import { averageOf } from '../ratings/rate.js';
+import { satisfactionScope } from '../ratings/ratings.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -124,6 +126,9 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
     const layout = bucketLayout(range, now, tzOffset);
     const n = sql<number>`count(*)::int`;
 
+    // The Satisfaction card (issue 13): the range's visitor ratings, its own small query (routes/ratings).
+    const satisfaction = averageOf(db, satisfactionScope(request.actor, since));
+    satisfaction.catch(() => {}); // awaited below; never an unhandled rejection if another query fails first
     const [fresh, previous, chats, firstResponse, devices, feedback, teamTotal, series, aiResolved] = await Promise.all([
       count(db.select({ n }).from(visitors).where(and(scope.visitor, gte(visitors.createdAt, since)))),
       count(
@@ -195,7 +200,7 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
       active_chats: chats,
       ai_resolved: aiResolved,
       ai_accuracy_pct: fbTotal > 0 ? Math.round((((fb.helpful ?? 0) + 0.5 * (fb.partially_helpful ?? 0)) / fbTotal) * 100) : null,
-      satisfaction: null, // visitors are not asked to rate chats yet
+      satisfaction: (await satisfaction).average,
       avg_first_response_seconds: avgRow?.avg != null ? Math.round(Number(avgRow.avg)) : null,
       uptime_pct: null, // measured by the operator's monitoring, not by the app itself
       team_online: { online: unique(consoleSockets, (d) => d.actor?.id), total: teamTotal },
