@@ -44,6 +44,7 @@ import plansRoutes from './routes/plans/plans.js';
 import teamRoutes from './routes/team/team.js';
 import storageRoutes from './routes/storage/storage.js';
 import notesRoutes from './routes/conversations/notes.js';
+import contextRoutes from './routes/conversations/context.js';
 import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
@@ -198,6 +199,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(statsRoutes, { prefix: '/api/vms' });
   await app.register(storageRoutes, { prefix: '/api/vms' });
   await app.register(notesRoutes, { prefix: '/api/vms' });
+  await app.register(contextRoutes, { prefix: '/api/vms' });
   await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });
   await app.register(labelsRoutes, { prefix: '/api/vms' });
   await app.register(auditRoutes, { prefix: '/api/vms' });

@@ -10,6 +10,11 @@ export interface VisitorChanges {
   pageUrl?: string | undefined;
 }
 
+/** `seen: false` when the team edits the visitor (side panel): the visitor was not seen then. */
+export interface UpdateVisitorOptions {
+  seen?: boolean;
+}
+
 /**
  * A visitor's details or page changed (PATCH /api/widget/visitor or the widget socket):
  * a new page counts a page view; last_seen_at is now. Returns undefined if the visitor is gone.
@@ -18,6 +23,7 @@ export async function updateVisitor(
   deps: { db: Db; events: DomainEvents },
   current: VisitorRow,
   { name, email, pageUrl }: VisitorChanges,
+  { seen = true }: UpdateVisitorOptions = {},
 ): Promise<VisitorRow | undefined> {
   const movedPage = pageUrl !== undefined && pageUrl !== '' && pageUrl !== current.currentPage;
   const [visitor] = await deps.db
@@ -26,10 +32,11 @@ export async function updateVisitor(
       ...(name !== undefined ? { name } : {}),
       ...(email !== undefined ? { email } : {}),
       ...(movedPage ? { currentPage: pageUrl, pageViews: sql`${visitors.pageViews} + 1` } : {}),
-      lastSeenAt: new Date(),
+      ...(seen ? { lastSeenAt: new Date() } : {}),
     })
     .where(eq(visitors.id, current.id))
     .returning();
-  if (visitor) await deps.events.emit('visitor.updated', { accountId: visitor.accountId, visitor, pageChanged: movedPage });
+  const detailsChanged = (name !== undefined && name !== current.name) || (email !== undefined && email !== current.email);
+  if (visitor) await deps.events.emit('visitor.updated', { accountId: visitor.accountId, visitor, pageChanged: movedPage, detailsChanged });
   return visitor;
 }

@@ -29,6 +29,7 @@ export function presentConversation(
     unread_count: c.unreadCount,
     created_at: c.createdAt.toISOString(),
     waiting_since: c.waitingSince ? c.waitingSince.toISOString() : null,
+    visitor_seen_id: c.visitorSeenId ?? null,
     ...(labels ? { labels } : {}),
   };
 }

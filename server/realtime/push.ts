@@ -40,10 +40,12 @@ export function subscribePush(app: FastifyInstance): void {
     io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor, labels) });
   });
 
-  on('visitor.updated', async ({ accountId, visitor, pageChanged }) => {
-    if (!pageChanged) return;
+  on('visitor.updated', async ({ accountId, visitor, pageChanged, detailsChanged }) => {
+    if (!pageChanged && !detailsChanged) return;
     const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
-    io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
+    if (pageChanged) io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
+    // A new name or email: the list and the side panel of every console that sees it.
+    if (detailsChanged && conversation) io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
   });
 
   on('conversation.read', ({ conversation, visitor, lastId }) => {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Socket } from 'socket.io';
 import { z } from 'zod';
@@ -6,7 +6,7 @@ import { EVENTS, MAX_URL, MESSAGE_REQUIRED, widgetMessageSchema } from '@parley/
 import { assertVisitorCanChat } from '../billing/limits.js';
 import { sendMessage } from '../commands/sendMessage.js';
 import { updateVisitor } from '../commands/updateVisitor.js';
-import { conversations } from '../db/schema.js';
+import { conversations, messages } from '../db/schema.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { presentMessage } from '../presenters/message.js';
 import { isAgentOnline } from '../services/presence.js';
@@ -76,6 +76,11 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
 
   on(EVENTS.messageSeen, async (payload, ack) => {
     const input = parseOrThrow(seenSchema, payload);
+    // Kept for the console's seen ticks (0022): only forward, never past the conversation's last message.
+    await app.db
+      .update(conversations)
+      .set({ visitorSeenId: sql`least(${input.last_id}, (select max(${messages.id}) from ${messages} where ${messages.conversationId} = ${conversations.id}))` })
+      .where(and(eq(conversations.visitorId, visitorId), sql`coalesce(${conversations.visitorSeenId}, 0) < ${input.last_id}`));
     app.io.to(await audience()).emit(EVENTS.messageSeen, { visitor_id: visitorId, last_id: input.last_id, by: 'visitor' });
     ack({ ok: true });
   });

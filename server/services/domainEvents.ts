@@ -36,7 +36,7 @@ export interface DomainEventMap {
     labels: LabelDto[];
   };
   /** A visitor's details or page changed. */
-  'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean };
+  'visitor.updated': { accountId: string; visitor: Row<typeof visitors>; pageChanged: boolean; detailsChanged?: boolean };
   /** Conversations changed assignee (team assignment, member deleted). */
   'conversations.assigned': { accountId: string; conversationIds: number[] };
   /**

@@ -94,6 +94,8 @@ export interface ConversationDto {
   waiting_since?: string | null;
   /** Its labels, by name (GET /api/vms/conversations and label changes; other pushes leave it out). */
   labels?: LabelDto[];
+  /** The newest message id the visitor has seen (seen ticks on agent messages); null: none yet. */
+  visitor_seen_id?: number | null;
 }
 
 /** Conversations per status, for the list's Mine / Unassigned / All filters (issue 16). */
@@ -421,4 +423,22 @@ export interface RatingSummaryDto {
   average: number | null;
   count: number;
   agents: { user_id: number; name: string; average: number; count: number }[];
+
+/**
+ * GET /api/vms/conversations/:visitorId/context (issue 16, "Visitor context beside the chat"):
+ * what the message center's side panel shows beyond the conversation itself.
+ */
+export interface VisitorContextDto {
+  visitor: VisitorDto;
+  /** The browser's IANA zone when the widget reported it; '' when unknown (no local time shown). */
+  time_zone: string;
+  /** Visits so far: a new one starts after 30 minutes without being seen. */
+  visit_count: number;
+  visit_started_at: string;
+  /** Pages of the current visit, newest first (at most 50). */
+  pages: { url: string; at: string }[];
+  /** Past stretches of the one conversation (PRODUCT.md section 11), newest first (at most 50). */
+  past_conversations: { opened_at: string; resolved_at: string; message_count: number; first_message: string }[];
+  /** Private notes about the visitor (the conversation's notes), newest first (at most 20). */
+  notes: MessageDto[];
 }

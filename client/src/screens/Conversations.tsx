@@ -10,6 +10,7 @@ import { LabelFilter } from '../components/inbox/LabelFilter';
 import { withLabel } from '../lib/labels';
 import { KeyboardHelp } from '../components/conversations/KeyboardHelp';
 import { SearchResults } from '../components/conversations/SearchResults';
+import { VisitorPanel } from '../components/conversations/VisitorPanel';
 import { neighbour, shortcutFor } from '../components/conversations/shortcuts';
 import { BellButton, PageHeader, SearchBox } from '../components/layout/PageHeader';
 import { Icon } from '../components/icons';
@@ -32,6 +33,8 @@ export default function Conversations() {
   const logout = useAuth((s) => s.logout);
   const s = useConversations();
   const [help, setHelp] = useState(false);
+  // The visitor side panel: open by default where there is room for three columns.
+  const [details, setDetails] = useState(() => typeof window !== 'undefined' && window.matchMedia?.('(min-width: 1200px)').matches === true);
 
   useEffect(() => {
     const store = useConversations.getState();
@@ -142,7 +145,7 @@ export default function Conversations() {
           </>
         }
       />
-      <div className={`card mc${s.selectedId ? ' has-selection' : ''}`}>
+      <div className={`card mc${s.selectedId ? ' has-selection' : ''}${s.selectedId && details ? ' has-context' : ''}`}>
         <ConversationList
           conversations={shown}
           activeCount={activeCount}
@@ -191,6 +194,9 @@ export default function Conversations() {
             onDismissSendError={s.clearSendError}
             headerActions={
               <>
+              <button type="button" className="btn btn-secondary btn-sm" aria-pressed={details} onClick={() => setDetails((d) => !d)}>
+                Visitor details
+              </button>
               <ConversationLabels conversation={selected} />
               <ConversationActions
                 conversation={selected}
@@ -209,6 +215,7 @@ export default function Conversations() {
             olderLoading={older?.loading ?? false}
             onLoadOlder={() => s.selectedId && void s.loadOlder(s.selectedId)}
             jumpTo={jump}
+            seenId={Math.max(selected?.visitor_seen_id ?? 0, s.visitorSeen[s.selectedId] ?? 0) || null}
           />
         ) : (
           <section className="mc-chat" aria-label="Chat">
@@ -221,6 +228,7 @@ export default function Conversations() {
             </div>
           </section>
         )}
+        {s.selectedId && details ? <VisitorPanel visitorId={s.selectedId} labels={selected?.labels} onClose={() => setDetails(false)} /> : null}
       </div>
       <KeyboardHelp open={help} onClose={() => setHelp(false)} />
     </>

@@ -4,6 +4,7 @@ import {
   EVENTS,
   type MessageCreatedPayload,
   type MessageDto,
+  type SeenPayload,
   type TypingPayload,
   type VisitorPresencePayload,
 } from '@parley/shared';
@@ -116,6 +117,8 @@ interface ConversationsState {
   /** A message to bring into view (a search hit); seq changes on every jump. */
   jump: { visitorId: string; messageId: number; seq: number } | null;
   members: Member[];
+  /** Per visitor, the newest message id their widget reported seen (pushes; the list's visitor_seen_id too). */
+  visitorSeen: Record<string, number>;
   live: boolean;
   /** The user whose data this is; another sign-in resets the store. */
   ownerId: number | null;
@@ -304,6 +307,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
     serverSearch: true,
     jump: null,
     members: [],
+    visitorSeen: {},
     live: false,
     ownerId: null,
 
@@ -654,6 +658,11 @@ export const useConversations = create<ConversationsState>((set, get) => {
         // A lost "stopped typing" must not leave the indicator on forever.
         if (p.typing) typingTimers.set(id, setTimeout(() => set((s) => ({ typing: { ...s.typing, [id]: false } })), 6000));
       };
+      const onSeen = (p: SeenPayload) => {
+        if (p?.by !== 'visitor' || !p.visitor_id || typeof p.last_id !== 'number') return;
+        const id = p.visitor_id;
+        set((s) => (p.last_id > (s.visitorSeen[id] ?? 0) ? { visitorSeen: { ...s.visitorSeen, [id]: p.last_id } } : {}));
+      };
       const onOnline = (p: VisitorPresencePayload) => p?.visitor_id && set((s) => ({ online: { ...s.online, [p.visitor_id]: true } }));
       const onOffline = (p: VisitorPresencePayload) => p?.visitor_id && set((s) => ({ online: { ...s.online, [p.visitor_id]: false }, typing: { ...s.typing, [p.visitor_id]: false } }));
 
@@ -668,6 +677,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         [EVENTS.typing, onTyping],
         [EVENTS.visitorOnline, onOnline],
         [EVENTS.visitorOffline, onOffline],
+        [EVENTS.messageSeen, onSeen],
       ];
       for (const [event, fn] of handlers) socket.on(event, fn);
       if (socket.connected) set({ live: true });
@@ -715,6 +725,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         serverSearch: true,
         jump: null,
         members: [],
+        visitorSeen: {},
       });
     },
   };

@@ -139,6 +139,11 @@ export const visitors = pgTable(
     pageViews: integer('page_views').notNull().default(1),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
+    /** Visits so far and the current one's start, kept by a trigger (migrations/0022_inbox_context.sql). */
+    visitCount: integer('visit_count').notNull().default(1),
+    visitStartedAt: timestamp('visit_started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The browser's IANA time zone when known; '' otherwise. */
+    timeZone: text('time_zone').notNull().default(''),
   },
   (t) => [
     index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc()),
@@ -185,6 +190,8 @@ export const conversations = pgTable(
     firstVisitorMessageAt: timestamp('first_visitor_message_at', { withTimezone: true, mode: 'date' }),
     firstReplyAt: timestamp('first_reply_at', { withTimezone: true, mode: 'date' }),
     waitingSince: timestamp('waiting_since', { withTimezone: true, mode: 'date' }),
+    /** The newest message id the visitor's widget reported seen (seen ticks, 0022); null: none. */
+    visitorSeenId: bigint('visitor_seen_id', { mode: 'number' }),
   },
   (t) => [
     uniqueIndex('conversations_visitor_idx').on(t.visitorId),

@@ -60,6 +60,7 @@ describe('GET /api/vms/conversations', () => {
       unread_count: 1,
       created_at: expect.any(String),
       waiting_since: expect.any(String),
+      visitor_seen_id: null,
       labels: [],
     });
     expect(res.body.data[0]).toMatchObject({ visitor_name: '', visitor_email: '' });

@@ -42,9 +42,11 @@ interface Props {
   jumpTo?: { messageId: number; seq: number } | null;
   /** Extra controls above the composer (canned replies, notes...). */
   composerExtra?: ReactNode;
+  /** The newest message id the visitor has seen: team replies up to it show "Seen". */
+  seenId?: number | null;
 }
 
-function MessageItem({ m, showName, visitor }: { m: ChatMessage; showName: boolean; visitor: string }) {
+function MessageItem({ m, showName, visitor, seenId }: { m: ChatMessage; showName: boolean; visitor: string; seenId: number | null }) {
   if (m.sender_type === 'note') return <NoteMessage m={m} />;
   const out = m.sender_type === 'user';
   const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : visitor;
@@ -63,8 +65,19 @@ function MessageItem({ m, showName, visitor }: { m: ChatMessage; showName: boole
       <span className="msg-time">
         {m.sender_type === 'bot' ? 'AI · ' : ''}
         {m.pending ? 'Sending...' : shortTime(m.created_at)}
+        {out && !m.pending ? <SeenTick seen={seenId !== null && m.id <= seenId} /> : null}
       </span>
     </div>
+  );
+}
+
+/** One tick once stored, two once the visitor's widget showed it. */
+function SeenTick({ seen }: { seen: boolean }) {
+  return (
+    <span className={`msg-tick${seen ? ' msg-seen' : ''}`} title={seen ? 'Seen' : 'Sent'}>
+      <span aria-hidden="true"> {seen ? '✓✓' : '✓'}</span>
+      <span className="sr-only">{seen ? 'Seen' : 'Sent'}</span>
+    </span>
   );
 }
 
@@ -250,7 +263,7 @@ export function ChatView(props: Props) {
               ) : item.kind === 'system' ? (
                 <SystemLine key={item.key} m={item.message} />
               ) : (
-                <MessageItem key={item.key} m={item.message} showName={item.firstOfGroup} visitor={name} />
+                <MessageItem key={item.key} m={item.message} showName={item.firstOfGroup} visitor={name} seenId={props.seenId ?? null} />
               ),
             )}
           </>
