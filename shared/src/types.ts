@@ -423,6 +423,7 @@ export interface RatingSummaryDto {
   average: number | null;
   count: number;
   agents: { user_id: number; name: string; average: number; count: number }[];
+}
 
 /**
  * GET /api/vms/conversations/:visitorId/context (issue 16, "Visitor context beside the chat"):
