@@ -66,6 +66,9 @@ declare module 'fastify' {
       registerIp: Limiter;
       passwordCheck: Limiter;
       emailChange: Limiter;
+      passwordReset: Limiter;
+      passwordResetIp: Limiter;
+      twoFactor: Limiter;
     };
     /** The widget's limits per IP, visitor and widget key, and its socket caps (PRODUCT.md section 11). */
     widgetLimits: WidgetLimits;
@@ -137,6 +140,9 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     loginAlert: createLimiter('login-alert', 1, 15 * 60, redis, { prefix }),
     passwordCheck: createLimiter('password-check', config.rateLimits.passwordCheck, 15 * 60, redis, { prefix }),
     emailChange: createLimiter('email-change', config.rateLimits.emailChange, 60 * 60, redis, { prefix }),
+    passwordReset: createLimiter('password-reset', config.rateLimits.passwordReset, 60 * 60, redis, { prefix }),
+    passwordResetIp: createLimiter('password-reset-ip', config.rateLimits.passwordResetPerIp, 60 * 60, redis, { prefix }),
+    twoFactor: createLimiter('two-factor', config.rateLimits.twoFactor, 15 * 60, redis, { prefix }),
   });
   app.decorate('widgetLimits', createWidgetLimits(config.widgetLimits, prefix, redis, (err) => app.log.warn({ err }, 'socket slots: redis unavailable')));
   registerErrorHandler(app);

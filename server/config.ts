@@ -52,6 +52,10 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
+  /** Issue 14: forgot-password requests per email and per IP (hour); two-factor code guesses per user (15 min). */
+  PASSWORD_RESET_LIMIT: intInRange(5, 1, 1_000_000),
+  PASSWORD_RESET_LIMIT_PER_IP: intInRange(20, 1, 1_000_000),
+  TWO_FACTOR_LIMIT: intInRange(5, 1, 1_000_000),
   SESSION_IDLE_SECONDS: intInRange(7 * 86_400, 1, 365 * 86_400),
   SESSION_MAX_SECONDS: intInRange(30 * 86_400, 1, 3650 * 86_400),
   PAYSTACK_SECRET_KEY: z
@@ -138,6 +142,10 @@ export interface Config {
     passwordCheck: number;
     /** Email change requests per user (hour). */
     emailChange: number;
+    /** Forgot-password requests per email and per IP (hour); wrong two-factor codes per user (15 min). */
+    passwordReset: number;
+    passwordResetPerIp: number;
+    twoFactor: number;
     prefix: string;
   };
   /** Console sessions end after `idleSeconds` unused, and `maxSeconds` after sign-in whatever the use. */
@@ -284,6 +292,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginPerIpEmail: e.LOGIN_LIMIT_PER_IP_EMAIL,
       passwordCheck: e.PASSWORD_CHECK_LIMIT,
       emailChange: e.EMAIL_CHANGE_LIMIT,
+      passwordReset: e.PASSWORD_RESET_LIMIT,
+      passwordResetPerIp: e.PASSWORD_RESET_LIMIT_PER_IP,
+      twoFactor: e.TWO_FACTOR_LIMIT,
       prefix: e.RATE_LIMIT_PREFIX,
     },
     widgetLimits: {

@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { mailedLink } from './mail';
 
 /** Small HTTP helpers for arranging data through the real API (the browser does the journeys). */
 export const base = () => inject('baseUrl');
@@ -39,6 +40,9 @@ export async function registerOwner(name = 'Olivia Owner'): Promise<Owner> {
   const email = uniqueEmail('owner');
   const res = await apiCall<{ token: string }>('POST', '/api/vms/register', { body: { name, email, password: PASSWORD, password_confirmation: PASSWORD } });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  // New owners verify their email through the mailed link (issue 14); payments need it.
+  const verified = await fetch(`${base()}${await mailedLink(email, '/api/vms/user/email/verify')}`, { redirect: 'manual' });
+  if (!verified.headers.get('location')?.includes('confirmed')) throw new Error(`email verification failed for ${email}`);
   return { token: res.body.token, email, name, password: PASSWORD };
 }
 

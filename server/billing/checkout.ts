@@ -7,6 +7,7 @@ import { HttpError, validationError } from '../errors.js';
 import { newPaymentReference } from './index.js';
 import { type PaymentProvider, toSubunit } from './provider.js';
 import { type PaymentRow, type Settlement, settlePayment, withSubscription } from './settle.js';
+import { requireVerifiedOwner } from '../routes/auth/verifyEmail.js';
 
 export const ENTERPRISE_MESSAGE = 'Enterprise plans are arranged with sales';
 export const FREE_PLAN_MESSAGE = 'The Starter plan is free and needs no payment';
@@ -28,6 +29,7 @@ export async function startCheckout(
   provider: PaymentProvider,
   input: StartCheckoutInput,
 ): Promise<{ reference: string; authorizationUrl: string }> {
+  await requireVerifiedOwner(db, input.accountId); // issue 14: payments need a verified owner email
   const [plan] = await db.select().from(plans).where(eq(plans.id, input.planId));
   if (!plan) throw validationError({ plan_id: [INVALID_PLAN_MESSAGE] });
   if (plan.price === null) throw new HttpError(422, ENTERPRISE_MESSAGE);

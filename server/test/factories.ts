@@ -41,7 +41,7 @@ export interface TestOwner {
 }
 
 /** Registers a new business through the real endpoint; returns the owner's session and widget key. */
-export async function buildAccount(app: FastifyInstance, overrides: { name?: string; email?: string } = {}): Promise<TestOwner> {
+export async function buildAccount(app: FastifyInstance, overrides: { name?: string; email?: string; verified?: boolean } = {}): Promise<TestOwner> {
   const email = overrides.email ?? `owner-${unique()}@example.com`;
   const password = 'Sup3r-secret!';
   const res = await call(app, 'POST', '/api/vms/register', {
@@ -49,6 +49,8 @@ export async function buildAccount(app: FastifyInstance, overrides: { name?: str
   });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
   const body = res.body as AuthResponse;
+  // Owners verify their email through a link (issue 14); most tests start from a verified owner.
+  if (overrides.verified !== false) await app.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, body.user.id));
   const [row] = await app.database.db.query.accounts.findMany({ where: (a, { eq }) => eq(a.id, body.user.account_id) });
   return { token: body.token, user: body.user, email, password, widgetKey: row!.widgetKey };
 }

@@ -15,6 +15,7 @@ import { presentUser } from '../../presenters/user.js';
 import { hashPassword, hashToken, newToken, verifyPassword } from '../../services/secrets.js';
 import { audit, recordAudit, requestOrigin } from '../../services/audit.js';
 import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/users.js';
+import recoveryRoutes, { sendVerificationEmail } from './recovery.js';
 import { checkSignIn, isKnownDevice, signInAttempt, signInFailed, signInSucceeded } from './signInGuard.js';
 
 /** How long the link of an email change works. */
@@ -25,6 +26,7 @@ const secured = { security: [{ bearer: [] }] };
 
 export default async function authRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  await app.register(recoveryRoutes); // forgot password, email verification (issue 14)
 
   app.post('/register', { schema: { tags: ['auth'], body: registerSchema } }, async (request, reply) => {
     await app.limiters.registerIp.consume(request.ip);
@@ -35,6 +37,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       throw isUniqueViolation(e) ? emailTakenError() : e;
     });
     const actor = await actorForToken(app.db, created.token, app.config.sessions);
+    await sendVerificationEmail(app, { id: created.userId, email });
     return reply.status(201).send({ message: 'success', token: created.token, user: presentUser(actor!) });
   });
 
@@ -121,7 +124,8 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       .returning();
     if (!change) return back('invalid');
     try {
-      await app.db.update(users).set({ email: change.newEmail }).where(eq(users.id, change.userId));
+      // The link proves the new address is theirs: it is verified too.
+      await app.db.update(users).set({ email: change.newEmail, emailVerifiedAt: new Date() }).where(eq(users.id, change.userId));
     } catch (e) {
       if (isUniqueViolation(e)) return back('taken');
       throw e;

@@ -42,3 +42,31 @@ export function composeEmailChangeEmail(e: { to: string; name: string; link: str
     { label: 'Confirm this email', url: e.link },
   );
 }
+
+/** To a user who asked to reset their password: the single-use link. */
+export function composePasswordResetEmail(e: { to: string; name: string; link: string; minutes: number }): Email {
+  return compose(
+    e.to,
+    'Reset your Parley password',
+    [
+      `Hello ${e.name.trim() || 'there'},`,
+      'Someone asked to reset the password of your Parley account. Open the link below to choose a new one; every device signed in to your account will be signed out.',
+      `The link works once, for ${e.minutes} minutes. If you did not ask for this, ignore this email: your password stays as it is.`,
+    ],
+    { label: 'Choose a new password', url: e.link },
+  );
+}
+
+/** To a new owner: the link that verifies their email address. */
+export function composeVerifyEmail(e: { to: string; name: string; link: string; hours: number }): Email {
+  return compose(
+    e.to,
+    'Verify your Parley email address',
+    [
+      `Hello ${e.name.trim() || 'there'},`,
+      'Welcome to Parley. Please confirm that this address is yours: payments and webhooks need a verified email. Everything else works already.',
+      `The link works for ${e.hours} hours. You can send a new one from Settings > Security.`,
+    ],
+    { label: 'Verify my email', url: e.link },
+  );
+}

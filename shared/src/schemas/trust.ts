@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailField, passwordField } from './fields.js';
 
 /**
  * Issue 14, account trust: the audit log, password reset, two-factor sign-in, active sessions,
@@ -51,3 +52,28 @@ export interface AuditEntryDto {
   detail: Record<string, unknown>;
   created_at: string;
 }
+
+/** Forgot password: the same answer whether the email exists or not. */
+export const forgotPasswordSchema = z.object({
+  email: emailField('Email is required', 'Please enter a valid email address'),
+});
+export const FORGOT_PASSWORD_NOTICE = 'If an account uses this email, we sent it a link to choose a new password. The link works for 30 minutes.';
+export const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please ask for a new one.';
+/** Minutes a password reset link works. */
+export const RESET_LINK_MINUTES = 30;
+
+/** Choosing a new password from a reset link: SPEC's registration rules for the password. */
+export const resetPasswordSchema = z.intersection(
+  z.object({
+    token: z.string({ error: RESET_LINK_INVALID }).min(1, { error: RESET_LINK_INVALID }).max(100, { error: RESET_LINK_INVALID }),
+    password: passwordField('Password is required', 8, 'Password must be at least 8 characters'),
+    password_confirmation: z.string({ error: 'Please confirm your password' }).min(1, { error: 'Please confirm your password' }),
+  }),
+  z.object({ password: z.unknown(), password_confirmation: z.unknown() }).refine((v) => typeof v.password !== 'string' || typeof v.password_confirmation !== 'string' || !v.password || !v.password_confirmation || v.password === v.password_confirmation, {
+    path: ['password_confirmation'],
+    error: 'Passwords do not match',
+  }),
+);
+export type ResetPasswordInput = z.input<typeof resetPasswordSchema>;
+
+export const EMAIL_NOT_VERIFIED = 'Please verify your email address first: open the link we sent you, or send a new one from Settings > Security.';
