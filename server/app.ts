@@ -49,6 +49,7 @@ import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
+import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -69,6 +70,8 @@ declare module 'fastify' {
       passwordReset: Limiter;
       passwordResetIp: Limiter;
       twoFactor: Limiter;
+      /** Every call made with one API key (issue 14). */
+      apiKey: Limiter;
     };
     /** The widget's limits per IP, visitor and widget key, and its socket caps (PRODUCT.md section 11). */
     widgetLimits: WidgetLimits;
@@ -143,6 +146,10 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     passwordReset: createLimiter('password-reset', config.rateLimits.passwordReset, 60 * 60, redis, { prefix }),
     passwordResetIp: createLimiter('password-reset-ip', config.rateLimits.passwordResetPerIp, 60 * 60, redis, { prefix }),
     twoFactor: createLimiter('two-factor', config.rateLimits.twoFactor, 15 * 60, redis, { prefix }),
+    apiKey: createLimiter('api-key', config.rateLimits.apiKeyPerMinute, 60, redis, {
+      prefix,
+      message: 'Too many requests with this API key. Please slow down.',
+    }),
   });
   app.decorate('widgetLimits', createWidgetLimits(config.widgetLimits, prefix, redis, (err) => app.log.warn({ err }, 'socket slots: redis unavailable')));
   registerErrorHandler(app);
@@ -209,6 +216,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });
   await app.register(labelsRoutes, { prefix: '/api/vms' });
   await app.register(auditRoutes, { prefix: '/api/vms' });
+  await app.register(apiKeysRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });

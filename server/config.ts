@@ -116,6 +116,8 @@ const envSchema = z.object({
   IMAGE_MAX_SIDE: intInRange(12_000, 16, 1_000_000),
   UPLOAD_ABANDONED_MINUTES: intInRange(60, 1, 10_080),
   /** Let outbound calls (webhooks, crawler) reach private and loopback addresses (services/outbound.ts). */
+  /** Calls one API key may make per minute (issue 14). */
+  API_KEY_LIMIT_PER_MINUTE: intInRange(600, 1, 10_000_000),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
@@ -146,6 +148,8 @@ export interface Config {
     passwordReset: number;
     passwordResetPerIp: number;
     twoFactor: number;
+    /** Calls per API key per minute. */
+    apiKeyPerMinute: number;
     prefix: string;
   };
   /** Console sessions end after `idleSeconds` unused, and `maxSeconds` after sign-in whatever the use. */
@@ -295,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       passwordReset: e.PASSWORD_RESET_LIMIT,
       passwordResetPerIp: e.PASSWORD_RESET_LIMIT_PER_IP,
       twoFactor: e.TWO_FACTOR_LIMIT,
+      apiKeyPerMinute: e.API_KEY_LIMIT_PER_MINUTE,
       prefix: e.RATE_LIMIT_PREFIX,
     },
     widgetLimits: {

@@ -13,3 +13,4 @@ export * from './tables/inbox.js';
 export * from './tables/trust.js';
 export * from './tables/visitorLists.js';
 export * from './tables/visitorSide.js';
+export * from './tables/integrations.js';

@@ -25,6 +25,8 @@ export const rules = {
   'security.manage': isOwner,
   /** Issue 14: export or erase one visitor's data, the retention setting (owner/Admin). */
   'visitors.gdpr': isAccountAdmin,
+  /** API keys and webhooks (issue 14). */
+  'integrations.manage': isAccountAdmin,
 } satisfies Record<string, (a: Actor) => boolean>;
 
 export type Rule = keyof typeof rules;

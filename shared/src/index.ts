@@ -13,3 +13,4 @@ export * from './storage.js';
 export * from './schemas/lifecycle.js';
 export * from './schemas/trust.js';
 export * from './schemas/visitorSide.js';
+export * from './schemas/integrations.js';
