@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_SCOPE_FORBIDDEN, API_KEY_SCOPES, type ApiKeyScope } from '@parley/shared';
-import { apiKeys, roles, users } from '../../db/schema.js';
+import { apiKeys, auditLog, roles, users } from '../../db/schema.js';
 import { assignConversation, buildChattingVisitor } from '../../test/chatFactories.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
@@ -96,6 +96,16 @@ describe('creating, listing and revoking keys', () => {
     const after = await call(t.app, 'GET', '/api/vms/stats', { token: k.key });
     expect(after.status).toBe(401);
     expect(after.body.message).toBe('Unauthenticated');
+    // Both changes are in the owner's audit log, by whom, never with the key.
+    const log = await t.database.db.select().from(auditLog).where(eq(auditLog.accountId, owner.user.account_id));
+    expect(log.filter((e) => e.action.startsWith('api_key.')).map((e) => [e.action, e.target, e.actorUserId])).toEqual(
+      expect.arrayContaining([
+        ['api_key.created', `api_key:${k.id}`, owner.user.id],
+        ['api_key.revoked', `api_key:${k.id}`, owner.user.id],
+      ]),
+    );
+    expect(JSON.stringify(log)).not.toContain(k.key);
+    expect(await t.database.db.select().from(auditLog).where(eq(auditLog.accountId, other.user.account_id)).then((r) => r.filter((e) => e.action.startsWith('api_key.')))).toEqual([]);
   });
 
   it('records the last-used time', async () => {

@@ -8,6 +8,7 @@ import { notFound, validationError } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { presentApiKey } from '../../presenters/integrations.js';
+import { audit } from '../../services/audit.js';
 import { hashToken, newToken } from '../../services/secrets.js';
 
 const secured = { security: [{ bearer: [] }] };
@@ -67,18 +68,22 @@ export default async function apiKeysRoutes(fastify: FastifyInstance): Promise<v
       const [{ n } = { n: 0 }] = await app.db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.accountId, actor.accountId));
       if (n >= MAX_API_KEYS) throw validationError({ _: [TOO_MANY_API_KEYS] });
       const key = `${API_KEY_PREFIX}${newToken()}`;
-      const [row] = await app.db
-        .insert(apiKeys)
-        .values({
-          accountId: actor.accountId,
-          userId: actor.id,
-          name: request.body.name,
-          scopes: request.body.scopes,
-          keyHash: hashToken(key),
-          prefix: key.slice(0, API_KEY_PREFIX.length + 6),
-        })
-        .returning();
-      if (!row) throw new Error('api key insert returned nothing');
+      const row = await app.db.transaction(async (tx) => {
+        const [inserted] = await tx
+          .insert(apiKeys)
+          .values({
+            accountId: actor.accountId,
+            userId: actor.id,
+            name: request.body.name,
+            scopes: request.body.scopes,
+            keyHash: hashToken(key),
+            prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+          })
+          .returning();
+        if (!inserted) throw new Error('api key insert returned nothing');
+        await audit(request, 'api_key.created', `api_key:${inserted.id}`, { name: inserted.name, scopes: inserted.scopes }, tx);
+        return inserted;
+      });
       reply.code(201);
       return { message: 'success' as const, data: { ...presentApiKey(row, { id: actor.id, name: actor.name }), key } };
     },
@@ -99,11 +104,14 @@ export default async function apiKeysRoutes(fastify: FastifyInstance): Promise<v
     async (request) => {
       const id = request.params.id;
       if (!z.uuid().safeParse(id).success) throw notFound(NOT_FOUND);
-      const deleted = await app.db
-        .delete(apiKeys)
-        .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, request.actor.accountId)))
-        .returning({ id: apiKeys.id });
-      if (deleted.length === 0) throw notFound(NOT_FOUND);
+      await app.db.transaction(async (tx) => {
+        const [deleted] = await tx
+          .delete(apiKeys)
+          .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, request.actor.accountId)))
+          .returning({ id: apiKeys.id, name: apiKeys.name });
+        if (!deleted) throw notFound(NOT_FOUND);
+        await audit(request, 'api_key.revoked', `api_key:${deleted.id}`, { name: deleted.name }, tx);
+      });
       return { message: 'success' as const };
     },
   );

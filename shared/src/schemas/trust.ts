@@ -28,6 +28,12 @@ export const AUDIT_ACTIONS = [
   'visitor.exported',
   'visitor.erased',
   'retention.deleted',
+  // Issue 14, integrations (helper f): keys and webhooks.
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
 ] as const;
 
 export const AUDIT_ACTION_INVALID = 'action is not valid';
