@@ -70,8 +70,9 @@ describe('GET /api/vms/team', () => {
           { id: v2.visitorId, name: 'Anonymous' },
           { id: v1.visitorId, name: 'Vic' },
         ],
+        assigned_count: 2,
       },
-      { id: admin.id, name: 'Ada Admin', email: admin.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [] },
+      { id: admin.id, name: 'Ada Admin', email: admin.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [], assigned_count: 0 },
     ]);
   });
 
@@ -100,6 +101,10 @@ describe('GET /api/vms/users', () => {
         { id: second.visitorId, name: 'Anonymous' },
         { id: first.visitorId, name: 'First' },
       ],
+      // Additions of issue 16 (paging).
+      next_cursor: null,
+      has_more: false,
+      total: 2,
     });
   });
 });
@@ -112,7 +117,7 @@ describe('POST /api/vms/team', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       message: 'success',
-      data: { id: expect.any(Number), name: "<b>Bobby</b> Tables'; --", email: body.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [] },
+      data: { id: expect.any(Number), name: "<b>Bobby</b> Tables'; --", email: body.email, role: { id: roleIds.Admin, name: 'Admin' }, status: 'active', assigned_users: [], assigned_count: 0 },
     });
 
     const [row] = await t.database.db.select().from(users).where(eq(users.id, res.body.data.id));
@@ -240,6 +245,7 @@ describe('POST /api/vms/team/:id/assign', () => {
           { id: b.visitorId, name: 'Ben' },
           { id: a.visitorId, name: 'Amy' },
         ],
+        assigned_count: 2,
       },
     });
     // Ben's conversation moved from the other member to this one.
@@ -351,6 +357,7 @@ describe('who may manage the team', () => {
   const endpoints = (memberId: number, visitorId: string): [string, string, unknown][] => [
     ['GET', '/api/vms/team', undefined],
     ['GET', '/api/vms/users', undefined],
+    ['GET', `/api/vms/team/${memberId}/assignments`, undefined],
     ['POST', '/api/vms/team', newMember()],
     ['POST', '/api/vms/team', {}],
     ['DELETE', `/api/vms/team/${memberId}`, undefined],

@@ -1,18 +1,20 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, inArray, sql, sum } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addMemberSchema, assignUsersSchema, memberStatusSchema, type TeamMemberDto } from '@parley/shared';
+import { type AssignableUserPage, type AssigneeOptionDto, TEAM_ASSIGNED_PREVIEW, type TeamMemberListDto, addMemberSchema, assignUsersSchema, memberStatusSchema } from '@parley/shared';
 import { addTeamMember } from '../../commands/addTeamMember.js';
 import { assignUsers } from '../../commands/assignUsers.js';
 import { deleteTeamMember } from '../../commands/deleteTeamMember.js';
 import type { Db } from '../../db/client.js';
-import { conversations, roles, users, visitors } from '../../db/schema.js';
+import { conversationCounts, conversations, roles, users, visitors } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
-import { type Actor, authorize } from '../../policies/index.js';
+import { type Actor, authorize, can } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
+import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
 import { presentAssignableUser, presentTeamMember, type AssignedVisitorRow } from '../../presenters/teamMember.js';
+import { searchWords } from '../conversations/search.js';
 import { audit } from '../../services/audit.js';
 
 const secured = { security: [{ bearer: [] }] };
@@ -26,8 +28,12 @@ function parseMemberId(raw: string): number {
   return id;
 }
 
-/** The account's team members (optionally one), each with the website users assigned to them. */
-async function loadMembers(db: Db, actor: Actor, onlyId?: number): Promise<TeamMemberDto[]> {
+/**
+ * The account's team members (optionally one), each with a preview of the website users assigned
+ * to them (the newest TEAM_ASSIGNED_PREVIEW, index conversations_assignee_created_idx) and their
+ * count (conversation_counts): never every assigned conversation (issue 16).
+ */
+async function loadMembers(db: Db, actor: Actor, onlyId?: number): Promise<TeamMemberListDto[]> {
   const inAccount = and(eq(users.accountId, actor.accountId), eq(users.type, 'team_member'));
   const members = await db
     .select({ id: users.id, name: users.name, email: users.email, roleId: users.roleId, roleName: roles.name, status: users.status })
@@ -36,27 +42,90 @@ async function loadMembers(db: Db, actor: Actor, onlyId?: number): Promise<TeamM
     .where(onlyId === undefined ? inAccount : and(inAccount, eq(users.id, onlyId)))
     .orderBy(asc(users.id));
   if (members.length === 0) return [];
+  const ids = members.map((m) => m.id);
 
-  const assigned = await db
-    .select({ assigneeId: conversations.assigneeId, visitorId: visitors.id, visitorName: visitors.name })
-    .from(conversations)
-    .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
-    .where(and(visibleConversations(actor), inArray(conversations.assigneeId, members.map((m) => m.id))))
-    .orderBy(desc(conversations.createdAt), desc(conversations.id));
+  const [preview, counts] = await Promise.all([
+    db.execute<{ assignee_id: number; visitor_id: string; name: string }>(sql`
+      select m.id as assignee_id, x.visitor_id, x.name
+      from unnest(${sql.raw(`ARRAY[${ids.join(',')}]`)}::int[]) as m(id)
+      cross join lateral (
+        select ${conversations.visitorId} as visitor_id, ${visitors.name} as name
+        from ${conversations} join ${visitors} on ${visitors.id} = ${conversations.visitorId}
+        where ${conversations.assigneeId} = m.id and ${conversations.accountId} = ${actor.accountId}
+        order by ${conversations.createdAt} desc, ${conversations.id} desc
+        limit ${TEAM_ASSIGNED_PREVIEW}
+      ) x`),
+    db
+      .select({ key: conversationCounts.assigneeKey, n: sum(conversationCounts.n).mapWith(Number) })
+      .from(conversationCounts)
+      .where(and(eq(conversationCounts.accountId, actor.accountId), inArray(conversationCounts.assigneeKey, ids)))
+      .groupBy(conversationCounts.assigneeKey),
+  ]);
   const byMember = new Map<number, AssignedVisitorRow[]>();
-  for (const row of assigned) {
-    if (row.assigneeId === null) continue;
-    const list = byMember.get(row.assigneeId) ?? [];
-    list.push(row);
-    byMember.set(row.assigneeId, list);
+  for (const row of (preview as unknown as { rows: { assignee_id: number; visitor_id: string; name: string }[] }).rows) {
+    const key = Number(row.assignee_id);
+    const list = byMember.get(key) ?? [];
+    list.push({ visitorId: row.visitor_id, visitorName: row.name });
+    byMember.set(key, list);
   }
-  return members.map((m) => presentTeamMember(m, byMember.get(m.id) ?? []));
+  const countOf = new Map(counts.map((c) => [c.key, c.n]));
+  return members.map((m) => ({ ...presentTeamMember(m, byMember.get(m.id) ?? []), assigned_count: countOf.get(m.id) ?? 0 }));
 }
 
-async function loadMember(db: Db, actor: Actor, id: number): Promise<TeamMemberDto> {
+async function loadMember(db: Db, actor: Actor, id: number): Promise<TeamMemberListDto> {
   const [member] = await loadMembers(db, actor, id);
   if (!member) throw notFound();
   return member;
+}
+
+const usersQuery = pageQuery.extend({
+  /** Visitor name or email words (prefixes), like the visitors list. */
+  q: z.string({ error: 'q must be text' }).max(200, { error: 'q must be at most 200 characters' }).optional(),
+});
+
+/** A tsquery text matching every word as a prefix, as routes/conversations/search.ts builds it. */
+const tsQueryOf = (words: string[]) => words.map((w) => `'${w.replace(/'/g, "''")}':*`).join(' & ');
+
+/**
+ * Website users (visitors with a conversation), newest conversation first, keyset-paged; only one
+ * member's with `memberId`. Without `limit` (the SPEC call of /users) the newest SPEC_CAP.
+ */
+async function assignableUsers(db: Db, actor: Actor, q: z.output<typeof usersQuery>, memberId: number | undefined): Promise<AssignableUserPage> {
+  const limit = q.limit ?? SPEC_CAP;
+  const words = q.q === undefined ? [] : searchWords(q.q);
+  const filters: (SQL | undefined)[] = [visibleConversations(actor)];
+  if (memberId !== undefined) filters.push(eq(conversations.assigneeId, memberId));
+  if (words.length > 0) filters.push(sql`to_tsvector('simple'::regconfig, ${visitors.name} || ' ' || ${visitors.email}) @@ to_tsquery('simple'::regconfig, ${tsQueryOf(words)})`);
+  let after: SQL | undefined;
+  if (q.cursor !== undefined) {
+    const [at, id] = decodeKey(q.cursor, 'tn');
+    after = sql`(${conversations.createdAt}, ${conversations.id}) < (${at}::timestamptz, ${id}::int)`;
+  }
+  const rows = await db
+    .select({ visitorId: visitors.id, visitorName: visitors.name, key: sql<string>`${conversations.createdAt}::text`, id: conversations.id })
+    .from(conversations)
+    .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+    .where(and(...filters, after))
+    .orderBy(desc(conversations.createdAt), desc(conversations.id))
+    .limit(limit + 1);
+  const page = pageOf(rows, limit, (r) => [r.key, r.id]);
+  let total: number;
+  if (words.length === 0 && can(actor, 'conversations.readAll')) {
+    // The counters of 0017: a handful of rows, whatever the tenant's size.
+    const [row] = await db
+      .select({ n: sum(conversationCounts.n).mapWith(Number) })
+      .from(conversationCounts)
+      .where(and(eq(conversationCounts.accountId, actor.accountId), memberId === undefined ? undefined : eq(conversationCounts.assigneeKey, memberId)));
+    total = row?.n ?? 0;
+  } else {
+    const [row] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(conversations)
+      .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+      .where(and(...filters));
+    total = row?.n ?? 0;
+  }
+  return { message: 'success', data: page.rows.map(presentAssignableUser), next_cursor: page.nextCursor, has_more: page.hasMore, total };
 }
 
 /** Team management: owner only (PRODUCT.md section 2); every query is scoped to the owner's account. */
@@ -66,6 +135,27 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
   // onRequest, not preHandler: a stranger or a member gets 401/403 before any body is parsed or validated.
   const onRequest = [authenticate, ownerOnly];
 
+  // Who a conversation may be assigned to: owner and Admins (PRODUCT.md section 2, "assign a
+  // conversation to anyone"); the fields the picker needs, not the team screen's.
+  app.get(
+    '/team/members',
+    {
+      schema: { tags: ['team'], summary: 'Members a conversation may be assigned to (owner and Admins)', ...secured },
+      onRequest: [authenticate, async (request: { actor: Actor }) => authorize(request.actor, 'conversations.assignAny')],
+    },
+    async (request) => {
+      const rows = await app.db
+        .select({ id: users.id, name: users.name, role: roles.name, status: users.status, type: users.type })
+        .from(users)
+        .leftJoin(roles, eq(roles.id, users.roleId))
+        .where(eq(users.accountId, request.actor.accountId))
+        .orderBy(asc(users.id))
+        .limit(SPEC_CAP);
+      const data: AssigneeOptionDto[] = rows.map((r) => ({ id: r.id, name: r.name, role: r.type === 'owner' ? 'Owner' : (r.role ?? ''), status: r.status }));
+      return { message: 'success', data };
+    },
+  );
+
   app.get('/team', { schema: { tags: ['team'], ...secured }, onRequest }, async (request) => {
     const [data, roleRows] = await Promise.all([
       loadMembers(app.db, request.actor),
@@ -74,16 +164,25 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     return { message: 'success', data, roles: roleRows };
   });
 
-  // The website's users: visitors who have a conversation, newest conversation first.
-  app.get('/users', { schema: { tags: ['team'], ...secured }, onRequest }, async (request) => {
-    const rows = await app.db
-      .select({ visitorId: visitors.id, visitorName: visitors.name })
-      .from(conversations)
-      .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
-      .where(visibleConversations(request.actor))
-      .orderBy(desc(conversations.createdAt), desc(conversations.id));
-    return { message: 'success', data: rows.map(presentAssignableUser) };
-  });
+  // The website's users: visitors who have a conversation, newest conversation first (paged, issue 16).
+  app.get('/users', { schema: { tags: ['team'], querystring: usersQuery, ...secured }, onRequest }, async (request) =>
+    assignableUsers(app.db, request.actor, request.query, undefined),
+  );
+
+  // One member's assigned website users in full, paged (the Team dialog loads them all when opened).
+  app.get(
+    '/team/:id/assignments',
+    { schema: { tags: ['team'], params: memberParams, querystring: usersQuery, ...secured }, onRequest },
+    async (request) => {
+      const id = parseMemberId(request.params.id);
+      const [member] = await app.db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.id, id), eq(users.accountId, request.actor.accountId), eq(users.type, 'team_member')));
+      if (!member) throw notFound();
+      return assignableUsers(app.db, request.actor, request.query, id);
+    },
+  );
 
   app.post('/team', { schema: { tags: ['team'], body: addMemberSchema, ...secured }, onRequest }, async (request, reply) => {
     const { name, email, password, role_id } = request.body;
@@ -129,9 +228,9 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     { schema: { tags: ['team'], params: memberParams, body: assignUsersSchema, ...secured }, onRequest },
     async (request) => {
       const id = parseMemberId(request.params.id);
-      const changed = await assignUsers(app.db, request.actor, id, request.body.user_ids);
+      // Each change writes its system line and pushes like the header's assign (commands/assignUsers.ts).
+      await assignUsers(app, request.actor, id, request.body.user_ids);
       await audit(request, 'member.assigned', `user:${id}`, { users: request.body.user_ids.length });
-      await app.events.emit('conversations.assigned', { accountId: request.actor.accountId, conversationIds: changed });
       return { message: 'success', data: await loadMember(app.db, request.actor, id) };
     },
   );
