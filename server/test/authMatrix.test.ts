@@ -35,6 +35,7 @@ const OWNER_ONLY = [
   'GET /api/vms/storage',
   'DELETE /api/vms/user/delete',
   'GET /api/vms/audit-log',
+  'PUT /api/vms/security/settings',
 ];
 const ADMIN_WRITES = [
   'POST /api/vms/widget-settings',

@@ -23,7 +23,7 @@ export const auditLog = pgTable(
   (t) => [index('audit_log_account_idx').on(t.accountId, t.id), index('audit_log_account_action_idx').on(t.accountId, t.action, t.id)],
 );
 
-export type UserLinkPurpose = 'password_reset' | 'email_verify' | 'two_factor';
+export type UserLinkPurpose = 'password_reset' | 'email_verify' | 'two_factor' | 'two_factor_setup';
 
 /** A single-use link or challenge for one user; only the token's hash is stored. */
 export const userLinks = pgTable(

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { loginSchema, passwordChangeSchema, profileSchema, registerSchema } from '@parley/shared';
 import { planSummary } from '../../billing/limits.js';
-import { issueToken } from '../../commands/issueToken.js';
 import { registerAccount } from '../../commands/registerAccount.js';
 import { deleteAccount } from '../../commands/deleteAccount.js';
 import { publicUrlOf } from '../../config.js';
@@ -16,6 +15,7 @@ import { hashPassword, hashToken, newToken, verifyPassword } from '../../service
 import { audit, recordAudit, requestOrigin } from '../../services/audit.js';
 import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/users.js';
 import recoveryRoutes, { sendVerificationEmail } from './recovery.js';
+import twoFactorRoutes, { finishSignIn, twoFactorGate } from './twoFactor.js';
 import { checkSignIn, isKnownDevice, signInAttempt, signInFailed, signInSucceeded } from './signInGuard.js';
 
 /** How long the link of an email change works. */
@@ -27,6 +27,7 @@ const secured = { security: [{ bearer: [] }] };
 export default async function authRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   await app.register(recoveryRoutes); // forgot password, email verification (issue 14)
+  await app.register(twoFactorRoutes); // two-factor sign-in, security settings (issue 14)
 
   app.post('/register', { schema: { tags: ['auth'], body: registerSchema } }, async (request, reply) => {
     await app.limiters.registerIp.consume(request.ip);
@@ -59,10 +60,10 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       throw new HttpError(401, 'Invalid email or password');
     }
     await signInSucceeded(app, attempt, user.id, knownDevice, request, reply);
-    const token = await issueToken(app.db, user.id, requestOrigin(request));
-    await recordAudit(app.db, { accountId: user.accountId, actorUserId: user.id, action: 'auth.signed_in', target: `user:${user.id}`, ...requestOrigin(request) });
-    const actor = await actorForToken(app.db, token, app.config.sessions);
-    return { message: 'success', token, user: presentUser(actor!) };
+    // A user with two-factor (or in a team that requires it) answers a second step first (PRODUCT.md section 11).
+    const gate = await twoFactorGate(app, user.id);
+    if (gate) return { message: 'success', two_factor_required: true, challenge: gate.challenge, ...(gate.setup ? { setup_required: true } : {}) };
+    return finishSignIn(app, request, user);
   });
 
   app.post('/logout', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {

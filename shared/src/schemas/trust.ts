@@ -83,3 +83,59 @@ export const resetPasswordSchema = z.intersection(
 export type ResetPasswordInput = z.input<typeof resetPasswordSchema>;
 
 export const EMAIL_NOT_VERIFIED = 'Please verify your email address first: open the link we sent you, or send a new one from Settings > Security.';
+
+/** Two-factor sign-in (TOTP, RFC 6238: 6 digits every 30 s) and its ten single-use recovery codes. */
+export const RECOVERY_CODE_COUNT = 10;
+export const TWO_FACTOR_CODE_INVALID = 'The code is not valid';
+export const TWO_FACTOR_CHALLENGE_EXPIRED = 'This sign-in has expired. Please sign in again.';
+export const TWO_FACTOR_ALREADY_ON = 'Two-factor sign-in is already on';
+export const TWO_FACTOR_NOT_SET_UP = 'Start the set-up first';
+export const TWO_FACTOR_REQUIRED_BY_TEAM = 'Your team requires two-factor sign-in: it cannot be turned off';
+export const TWO_FACTOR_OWNER_FIRST = 'Turn on two-factor sign-in for yourself first';
+
+/** An authenticator code (6 digits, spaces allowed) or a recovery code (xxxxxx-xxxxxx). */
+export const twoFactorCode = z
+  .string({ error: 'Code is required' })
+  .transform((v) => v.replace(/\s+/g, '').toLowerCase())
+  .pipe(z.string().min(1, { error: 'Code is required', abort: true }).max(32, { error: TWO_FACTOR_CODE_INVALID }));
+
+export const twoFactorLoginSchema = z.object({
+  challenge: z.string({ error: TWO_FACTOR_CHALLENGE_EXPIRED }).min(1, { error: TWO_FACTOR_CHALLENGE_EXPIRED }).max(100, { error: TWO_FACTOR_CHALLENGE_EXPIRED }),
+  code: twoFactorCode,
+});
+export type TwoFactorLoginInput = z.input<typeof twoFactorLoginSchema>;
+
+export const twoFactorEnableSchema = z.object({ code: twoFactorCode });
+/** Turning two-factor off or making new recovery codes asks for the password again. */
+export const passwordConfirmSchema = z.object({
+  password: z.string({ error: 'Password is required' }).min(1, { error: 'Password is required' }).max(1024),
+});
+export const securitySettingsSchema = z.object({
+  require_two_factor: z.boolean({ error: 'require_two_factor must be true or false' }),
+});
+
+/** POST /api/vms/login for a user with two-factor sign-in (PRODUCT.md section 11). */
+export interface TwoFactorChallengeDto {
+  message: 'success';
+  two_factor_required: true;
+  /** The second step: POST /api/vms/login/2fa { challenge, code } within 5 minutes. */
+  challenge: string;
+  /** The team requires two-factor sign-in and this user has none yet: set it up with the challenge. */
+  setup_required?: true;
+}
+
+export interface TwoFactorSetupDto {
+  secret: string;
+  otpauth_url: string;
+  /** The otpauth URL as a QR code image (data: URL, PNG). */
+  qr: string;
+}
+
+export interface SecurityStatusDto {
+  email: string;
+  email_verified: boolean;
+  two_factor_enabled: boolean;
+  recovery_codes_left: number;
+  /** The account requires two-factor sign-in for the whole team. */
+  require_two_factor: boolean;
+}
