@@ -48,6 +48,7 @@ import contextRoutes from './routes/conversations/context.js';
 import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
+import sessionsRoutes from './routes/sessions/sessions.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 
@@ -216,6 +217,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });
   await app.register(labelsRoutes, { prefix: '/api/vms' });
   await app.register(auditRoutes, { prefix: '/api/vms' });
+  await app.register(sessionsRoutes, { prefix: '/api/vms' });
   await app.register(apiKeysRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });

@@ -36,6 +36,7 @@ const OWNER_ONLY = [
   'DELETE /api/vms/user/delete',
   'GET /api/vms/audit-log',
   'PUT /api/vms/security/settings',
+  'POST /api/vms/team/00000000-0000-4000-8000-000000000000/sign-out',
 ];
 const ADMIN_WRITES = [
   'POST /api/vms/widget-settings',
