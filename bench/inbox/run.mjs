@@ -3,6 +3,7 @@
 // and the tiny tenant's widget send p99 alone and while the big tenant's console polls.
 // Prints EXPLAIN (ANALYZE) plans of the main queries (copied into README.md).
 // Run from the repository root:  npx tsx bench/inbox/run.mjs [--visitors 250000] [--conversations 200000] [--messages 10] [--runs 100]
+//   [--calls search,stats]  time only the calls whose name contains one of these words (and skip the tiny tenant's chat)
 // Needs PostgreSQL at BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test); uses a
 // throwaway database and drops it at the end.
 import fs from 'node:fs/promises';
@@ -22,6 +23,10 @@ const VISITORS = arg('visitors', 250_000);
 const CONVERSATIONS = Math.min(arg('conversations', 200_000), VISITORS); // one conversation per visitor
 const PER_CONVERSATION = arg('messages', 10);
 const RUNS = arg('runs', 100);
+const CALLS = (() => {
+  const i = process.argv.indexOf('--calls');
+  return i > 0 ? process.argv[i + 1].split(',') : null;
+})();
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -127,6 +132,7 @@ try {
   };
   const results = [];
   for (const [name, url] of Object.entries(calls)) {
+    if (CALLS && !CALLS.some((c) => name.includes(c))) continue;
     await inject('GET', url, { token: big.token }); // warm
     const times = [];
     let bytes = 0;
@@ -151,7 +157,7 @@ try {
     }
     return times.sort((a, b) => a - b);
   }
-  const alone = await tinyChat(RUNS * 2);
+  const alone = await tinyChat(CALLS ? 0 : RUNS * 2);
   let polling = true;
   const poller = (async () => {
     let cursor = first.body.changes_cursor;
@@ -162,7 +168,7 @@ try {
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
-  const busy = await tinyChat(RUNS * 2);
+  const busy = await tinyChat(CALLS ? 0 : RUNS * 2);
   polling = false;
   await poller;
 
@@ -180,6 +186,25 @@ try {
     'stats first response (30 days)': `select avg(extract(epoch from (first_reply_at - first_visitor_message_at))) from conversations
       where account_id = '${big.accountId}' and first_visitor_message_at >= now() - interval '30 days' and first_reply_at is not null`,
     counts: `select assignee_key, status, n from conversation_counts where account_id = '${big.accountId}'`,
+    // The search as server/routes/conversations/search.ts sends it (owner): each branch ordered and limited.
+    'search "refund" (as sent)': `select * from (
+      (select m.created_at as at, 1 as kind, m.id as mid, c.visitor_id::text as vid from messages m
+         join conversations c on c.id = m.conversation_id join visitors v on v.id = c.visitor_id
+       where m.account_id = '${big.accountId}' and to_tsvector('simple'::regconfig, m.message) @@ to_tsquery('simple', 'refund:*')
+         and m.sender_type <> 'system' and c.account_id = '${big.accountId}' order by m.created_at desc, m.id desc limit 21)
+      union all
+      (select v.created_at, 0, 0::bigint, v.id::text from visitors v left join conversations c on c.visitor_id = v.id
+       where to_tsvector('simple'::regconfig, v.name || ' ' || v.email) @@ to_tsquery('simple', 'refund:*') and v.account_id = '${big.accountId}'
+       order by v.created_at desc, v.id desc limit 21)) x order by at desc, kind desc, mid desc, vid desc limit 21`,
+    // The dashboard's 30-day queries (server/routes/stats/stats.ts), owner scope.
+    'stats: active chats': `select count(*) from conversations where account_id = '${big.accountId}' and last_message_at >= now() - interval '30 days'`,
+    'stats: devices of visitors seen': `select device, count(*) from visitors where account_id = '${big.accountId}' and last_seen_at >= now() - interval '30 days' group by device`,
+    'stats: new visitors per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from visitors
+      where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' group by 1`,
+    'stats: chats per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from conversations
+      where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' group by 1`,
+    'stats: AI answers per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from messages
+      where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' and sender_type = 'bot' group by 1`,
   };
   void ownerId;
   const explained = [];

@@ -98,6 +98,32 @@ describe('conversations store: polling while the socket is down', () => {
     expect(calls.filter((u) => !u.searchParams.has('changes_since') && u.searchParams.get('limit') !== '1')).toHaveLength(1);
   });
 
+  it("keeps the open conversation unread while the tab is hidden, and reads it as seen when shown", async () => {
+    let visibility: 'visible' | 'hidden' = 'visible';
+    vi.stubGlobal('document', { get visibilityState() { return visibility; } });
+    handler = (url) => {
+      if (url.searchParams.has('changes_since')) return { message: 'success', data: [conv(2, { unread_count: 3 }), conv(1, { unread_count: 1 })], changes_cursor: 'ch2' };
+      if (url.pathname.startsWith('/api/vms/messages/')) return { message: 'success', data: [], next_cursor: 'm1', has_more: false };
+      return { message: 'success', data: [conv(2, { unread_count: 2 }), conv(1)], next_cursor: null, has_more: false, total: 2, counts, changes_cursor: 'ch1' };
+    };
+    await useConversations.getState().loadConversations('reset');
+    useConversations.getState().select('v2');
+    const unread = () => Object.fromEntries(useConversations.getState().conversations.map((c) => [c.visitor_id, c.unread_count]));
+    expect(unread()).toEqual({ v2: 0, v1: 0 });
+    expect(useConversations.getState().current?.unread_count).toBe(0);
+
+    // The agent switches tabs; messages arrive in the open conversation: it stays unread.
+    visibility = 'hidden';
+    await useConversations.getState().pollChanges();
+    expect(unread()).toEqual({ v2: 3, v1: 1 });
+    expect(useConversations.getState().current?.unread_count).toBe(3);
+
+    // Shown again: the same answer reads the open one as seen (the others stay unread).
+    visibility = 'visible';
+    await useConversations.getState().pollChanges();
+    expect(unread()).toEqual({ v2: 0, v1: 1 });
+  });
+
   it('a server without paging is read whole and filtered here, counts included', async () => {
     handler = () => ({ message: 'success', data: [conv(1), conv(2, { status: 'closed' as never }), conv(3, { assignee_id: 7 })] });
     await useConversations.getState().loadConversations('reset');

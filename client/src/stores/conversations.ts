@@ -167,6 +167,9 @@ const DEFAULT_FILTER: InboxFilter = { assignee: 'all', status: 'open', sort: 'ne
 
 const me = () => useAuth.getState().user?.id ?? null;
 
+/** Whether the agent can see the console now (a hidden tab reads nothing). */
+const tabVisible = () => typeof document === 'undefined' || document.visibilityState === 'visible';
+
 /** A push leaves assignee_name out: keep the name held for the same assignee. */
 function withAssigneeName(c: InboxConversation, held: InboxConversation | null | undefined, members: Member[]): InboxConversation {
   if (c.assignee_name !== undefined && c.assignee_name !== null) return c;
@@ -184,9 +187,42 @@ export const useConversations = create<ConversationsState>((set, get) => {
     set((s) => ({ older: { ...s.older, [visitorId]: { hasMore: false, loading: false, ...s.older[visitorId], ...v } } }));
 
   const markSeen = (visitorId: string, lastId: number | undefined) => {
-    if (lastId === undefined || document.visibilityState !== 'visible') return;
+    if (lastId === undefined || !tabVisible()) return;
     const s = acquireSocketIfLive();
     s?.emit(EVENTS.messageSeen, { visitor_id: visitorId, last_id: lastId }, () => undefined);
+  };
+
+  /**
+   * The one rule for the open conversation's unread count: it reads as 0 only while the agent
+   * sees it (selected, tab visible); in a hidden tab it stays unread until the tab shows again.
+   */
+  const asSeen = <C extends InboxConversation>(c: C): C => (c.visitor_id === get().selectedId && tabVisible() ? { ...c, unread_count: 0 } : c);
+
+  /** The tab shows again: what arrived meanwhile in the open conversation is now seen. */
+  const onVisible = () => {
+    const id = get().selectedId;
+    if (!id || !tabVisible()) return;
+    const held = get().current ?? get().conversations.find((c) => c.visitor_id === id);
+    if (!held || held.unread_count === 0) return;
+    set((s) => ({ conversations: s.conversations.map(asSeen), current: s.current ? asSeen(s.current) : null }));
+    markSeen(id, lastConfirmedId(get().messagesByVisitor[id] ?? []));
+  };
+
+  /** A header action (status, assignment): apply its answer, refresh the thread's system line. */
+  const conversationAction = async (visitorId: string, action: 'status' | 'assign', body: object, failure: string) => {
+    set({ actionBusy: true, actionError: '' });
+    try {
+      const dto = await api.postData<InboxConversation>(`/api/vms/conversations/${encodeURIComponent(visitorId)}/${action}`, body);
+      if (dto && typeof dto === 'object' && 'visitor_id' in dto) applyConversations([dto]);
+      void get().loadMessages(visitorId, cursors.has(visitorId) ? 'poll' : 'reload');
+      return true;
+    } catch (e) {
+      console.error(`Conversation ${action} failed`, e);
+      set({ actionError: errorText(e, failure) });
+      return false;
+    } finally {
+      set({ actionBusy: false });
+    }
   };
 
   let liveSocket: ReturnType<typeof acquireSocket> = null;
@@ -210,8 +246,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
     const byVisitor = new Map(s.conversations.map((c) => [c.visitor_id, c]));
     const named = changed.map((c) => {
       const held = byVisitor.get(c.visitor_id) ?? (s.current?.visitor_id === c.visitor_id ? s.current : undefined);
-      const out = keepHeldLabels(withAssigneeName(c, held, s.members), held);
-      return out.visitor_id === s.selectedId ? { ...out, unread_count: 0 } : out;
+      return asSeen(keepHeldLabels(withAssigneeName(c, held, s.members), held));
     });
     if (!s.paged) {
       wholeList = mergeConversations(wholeList.filter((c) => !named.some((n) => n.visitor_id === c.visitor_id)), named);
@@ -343,8 +378,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         if (typeof body.changes_cursor === 'string') changesCursor = body.changes_cursor;
         const paged = body !== null && typeof body === 'object' && 'next_cursor' in body;
         if (paged) {
-          const selected = get().selectedId;
-          const page = rows.map((c) => (c.visitor_id === selected ? { ...c, unread_count: 0 } : c));
+          const page = rows.map(asSeen);
           set((st) => ({
             paged: true,
             conversations: mode === 'more' ? mergePage(st.conversations, page, f.sort) : [...page].sort(compareFor(f.sort)),
@@ -366,7 +400,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         }
         const sel = get().selectedId;
         const cur = sel ? get().conversations.find((c) => c.visitor_id === sel) : undefined;
-        if (cur) set({ current: { ...cur, unread_count: 0 } });
+        if (cur) set({ current: asSeen(cur) });
         set({ convError: '', convLoaded: true });
       } catch (e) {
         console.error('Failed to load conversations', e);
@@ -406,10 +440,11 @@ export const useConversations = create<ConversationsState>((set, get) => {
     select: (visitorId) => {
       if (visitorId === get().selectedId) return;
       const cur = visitorId ? (get().conversations.find((c) => c.visitor_id === visitorId) ?? null) : null;
-      set({ selectedId: visitorId, current: cur ? { ...cur, unread_count: 0 } : null, messagesError: '', sendError: '', actionError: '' });
+      set({ selectedId: visitorId, messagesError: '', sendError: '', actionError: '' });
+      set({ current: cur ? asSeen(cur) : null });
       if (!visitorId) return;
       // Opening a conversation clears its unread badge (the first load marks it read server-side).
-      set((s) => ({ conversations: s.conversations.map((c) => (c.visitor_id === visitorId ? { ...c, unread_count: 0 } : c)) }));
+      set((s) => ({ conversations: s.conversations.map(asSeen) }));
       void get().loadMessages(visitorId, 'initial');
     },
 
@@ -532,37 +567,10 @@ export const useConversations = create<ConversationsState>((set, get) => {
       }
     },
 
-    setStatus: async (visitorId, status, snooze) => {
-      set({ actionBusy: true, actionError: '' });
-      try {
-        const dto = await api.postData<InboxConversation>(`/api/vms/conversations/${encodeURIComponent(visitorId)}/status`, { status, ...snooze });
-        if (dto && typeof dto === 'object' && 'visitor_id' in dto) applyConversations([dto]);
-        void get().loadMessages(visitorId, cursors.has(visitorId) ? 'poll' : 'reload');
-        return true;
-      } catch (e) {
-        console.error('Failed to change the status', e);
-        set({ actionError: errorText(e, 'Failed to update the conversation. Please try again.') });
-        return false;
-      } finally {
-        set({ actionBusy: false });
-      }
-    },
+    setStatus: (visitorId, status, snooze) =>
+      conversationAction(visitorId, 'status', { status, ...snooze }, 'Failed to update the conversation. Please try again.'),
 
-    assign: async (visitorId, userId) => {
-      set({ actionBusy: true, actionError: '' });
-      try {
-        const dto = await api.postData<InboxConversation>(`/api/vms/conversations/${encodeURIComponent(visitorId)}/assign`, { user_id: userId });
-        if (dto && typeof dto === 'object' && 'visitor_id' in dto) applyConversations([dto]);
-        void get().loadMessages(visitorId, cursors.has(visitorId) ? 'poll' : 'reload');
-        return true;
-      } catch (e) {
-        console.error('Failed to assign', e);
-        set({ actionError: errorText(e, 'Failed to assign the conversation. Please try again.') });
-        return false;
-      } finally {
-        set({ actionBusy: false });
-      }
-    },
+    assign: (visitorId, userId) => conversationAction(visitorId, 'assign', { user_id: userId }, 'Failed to assign the conversation. Please try again.'),
 
     loadMembers: async () => {
       const user = useAuth.getState().user;
@@ -681,8 +689,10 @@ export const useConversations = create<ConversationsState>((set, get) => {
       ];
       for (const [event, fn] of handlers) socket.on(event, fn);
       if (socket.connected) set({ live: true });
+      document.addEventListener('visibilitychange', onVisible);
 
       return () => {
+        document.removeEventListener('visibilitychange', onVisible);
         for (const [event, fn] of handlers) socket.off(event, fn);
         liveSocket = null;
         set({ live: false });

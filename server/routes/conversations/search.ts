@@ -84,14 +84,19 @@ export async function searchAccount(db: Db, actor: Actor, query: z.output<typeof
   if (words.length === 0) throw validationError({ q: [Q_REQUIRED] });
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
   const ts = sql`to_tsquery('simple'::regconfig, ${tsQueryOf(words)})`;
-  let after = sql`true`;
+  // Each branch orders and limits itself (its newest limit + 1 after the cursor, from its own
+  // index), so a common word never sorts every match of the union (bench/inbox/README.md).
+  let afterMessage = sql`true`;
+  let afterVisitor = sql`true`;
   if (query.cursor !== undefined) {
     const [k, kind, mid, vid] = decodeKey(query.cursor, 'tnns');
-    after = sql`(x.at, x.kind, x.mid, x.vid) < (${k}::timestamptz, ${kind}::int, ${mid}::bigint, ${vid}::text)`;
+    const key = sql`(${k}::timestamptz, ${kind}::int, ${mid}::bigint, ${vid}::text)`;
+    afterMessage = sql`(messages.created_at, 1, messages.id, conversations.visitor_id::text) < ${key}`;
+    afterVisitor = sql`(visitors.created_at, 0, 0::bigint, visitors.id::text) < ${key}`;
   }
   const res = await db.execute<Row>(sql`
     select x.at::text as k, x.at, x.kind, x.mid, x.vid, x.conversation_id, x.text, x.visitor_name from (
-      select messages.created_at as at, 1 as kind, messages.id as mid, conversations.visitor_id::text as vid,
+      (select messages.created_at as at, 1 as kind, messages.id as mid, conversations.visitor_id::text as vid,
              conversations.id as conversation_id, messages.message as text, visitors.name as visitor_name
       from messages
       join conversations on conversations.id = messages.conversation_id
@@ -100,14 +105,25 @@ export async function searchAccount(db: Db, actor: Actor, query: z.output<typeof
         and to_tsvector('simple'::regconfig, messages.message) @@ ${ts}
         and messages.sender_type <> 'system'
         and ${visibleConversations(actor)}
+        and ${afterMessage}
+      order by messages.created_at desc, messages.id desc
+      limit ${limit + 1})
       union all
+      (with matched as materialized (
+        -- The GIN index first (names and emails matching are few): ordered by created_at, the
+        -- planner may otherwise walk every visitor of the account looking for 21 that match.
+        select id from visitors
+        where to_tsvector('simple'::regconfig, visitors.name || ' ' || visitors.email) @@ ${ts} and visitors.account_id = ${actor.accountId}
+      )
       select visitors.created_at, 0, 0::bigint, visitors.id::text, conversations.id, visitors.name || ' ' || visitors.email, visitors.name
-      from visitors
+      from matched
+      join visitors on visitors.id = matched.id
       left join conversations on conversations.visitor_id = visitors.id
-      where to_tsvector('simple'::regconfig, visitors.name || ' ' || visitors.email) @@ ${ts}
-        and ${visibleVisitors(actor)}
+      where ${visibleVisitors(actor)}
+        and ${afterVisitor}
+      order by visitors.created_at desc, visitors.id desc
+      limit ${limit + 1})
     ) x
-    where ${after}
     order by x.at desc, x.kind desc, x.mid desc, x.vid desc
     limit ${limit + 1}`);
   const rows = (res as unknown as { rows: Row[] }).rows;

@@ -72,7 +72,7 @@ type Scopes = ReturnType<typeof scopes>;
  */
 async function pageViewHistogram(db: Db, accountId: string, b: Layout): Promise<number[]> {
   const start = new Date(b.start);
-  const bucket = sql<number>`floor(extract(epoch from (${widgetLoads.createdAt} - ${start.toISOString()}::timestamptz)) * 1000 / ${b.size})::int`;
+  const bucket = bucketOf(widgetLoads.createdAt, start, b);
   const rows = await db
     .select({ b: bucket, n: sql<number>`count(*)::int` })
     .from(widgetLoads)
@@ -83,9 +83,17 @@ async function pageViewHistogram(db: Db, accountId: string, b: Layout): Promise<
   return out;
 }
 
+/**
+ * The bucket of a time: date_part (double precision) rather than extract (numeric since
+ * PostgreSQL 14), whose arithmetic made the 30-day histograms several times slower.
+ */
+function bucketOf(col: AnyPgColumn, start: Date, b: Layout) {
+  return sql<number>`floor(date_part('epoch', ${col} - ${start.toISOString()}::timestamptz) * 1000 / ${b.size})::int`;
+}
+
 async function histogram(db: Db, table: 'visitors' | 'conversations' | 'bot', scope: Scopes, b: Layout): Promise<number[]> {
   const start = new Date(b.start);
-  const bucket = (col: unknown) => sql<number>`floor(extract(epoch from (${col} - ${start.toISOString()}::timestamptz)) * 1000 / ${b.size})::int`;
+  const bucket = (col: AnyPgColumn) => bucketOf(col, start, b);
   const rows =
     table === 'visitors'
       ? await db
