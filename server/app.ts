@@ -32,7 +32,6 @@ import chatbotRoutes from './routes/chatbot/chatbot.js';
 import statsRoutes from './routes/stats/stats.js';
 import paymentsRoutes from './routes/payments/payments.js';
 import chatLinkRoutes from './routes/chatLink/chatLink.js';
-import { subscribeVisitorReplies } from './notifications/visitorReply.js';
 import { registerJobs } from './jobs/plugin.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { registerAi } from './ai/plugin.js';
@@ -236,7 +235,6 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await registerAi(app);
   await registerRealtime(app);
   registerDrain(app); // SIGTERM: readyz 503, sockets moved away in batches (server/index.ts)
-  subscribeVisitorReplies(app);
   startSessionExpiry(app);
 
   // Called directly, not registered: its SPA fallback hook must see every request.

@@ -33,6 +33,8 @@ export interface SendMessageInput {
   clientId?: string | undefined;
   /** false for the offline form: a conversation it opens is not a chat of the plan's monthly limit. */
   countsTowardLimit?: boolean | undefined;
+  /** Sent through the widget's offline form: the owner is emailed even while agents are online. */
+  offlineForm?: boolean | undefined;
 }
 
 export interface SendMessageResult {
@@ -78,7 +80,13 @@ async function findByClientId(db: Tx, visitorId: string, clientId: string): Prom
  * transaction. Callers emit real-time events after it returns.
  */
 export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<SendMessageResult> {
-  const rules = deps.jobs ? await messageJobRules(deps.db, deps.jobs.settings, { accountId: input.visitor.accountId, senderType: input.senderType }) : [];
+  const facts = {
+    accountId: input.visitor.accountId,
+    senderType: input.senderType,
+    visitorHasEmail: Boolean(input.visitor.email),
+    offlineForm: input.offlineForm === true,
+  };
+  const rules = deps.jobs ? await messageJobRules(deps.db, deps.jobs.settings, facts) : [];
   const { jobsRecorded, ...result } = await storeMessage(deps, input, rules);
   if (jobsRecorded > 0) deps.jobs?.wake();
   // After the commit: real-time push and learning react to a new message (a repeated

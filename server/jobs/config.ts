@@ -3,6 +3,8 @@ import type { RelaySettings } from '../outbox/relay.js';
 
 export interface JobsSettings {
   missedChatDelayMs: number;
+  /** How long an agent-reply email to an away visitor waits for later replies of the burst. */
+  visitorReplyDelayMs: number;
   attempts: number;
   backoffMs: number;
   batchWindowMs: number;
@@ -15,9 +17,10 @@ export interface JobsSettings {
 }
 
 /** The jobs' settings in the units they use, from config.jobs. */
-export function jobsSettings(c: JobsConfig): JobsSettings {
+export function jobsSettings(c: JobsConfig, visitorReplies: { batchSeconds: number }): JobsSettings {
   return {
     missedChatDelayMs: c.missedChatDelaySeconds * 1000,
+    visitorReplyDelayMs: visitorReplies.batchSeconds * 1000,
     attempts: c.attempts,
     backoffMs: c.backoffMs,
     batchWindowMs: c.batchWindowSeconds * 1000,

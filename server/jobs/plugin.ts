@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Config, publicUrlOf } from '../config.js';
 import type { Db } from '../db/client.js';
 import { subscribeNotifications } from '../notifications/subscribe.js';
+import { rooms } from '../realtime/audience.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import { subscribeLifecycle } from './lifecycle.js';
 import { createMailer } from '../services/mail.js';
@@ -24,11 +25,12 @@ export function createJobRunner(
   config: Config,
   db: Db,
   log: FastifyBaseLogger,
-  settings: JobsSettings = jobsSettings(config.jobs),
+  settings: JobsSettings = jobsSettings(config.jobs, config.visitorReplies),
   events?: DomainEvents,
+  visitorOnline?: JobContext['visitorOnline'],
 ): JobRunner {
   const mailer = createMailer(config, log);
-  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events };
+  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline };
   const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);
@@ -41,8 +43,10 @@ export function createJobRunner(
 
 /** Starts the outbox relay and the job runner (BullMQ with REDIS_URL, in-process otherwise) and subscribes notifications. */
 export async function registerJobs(app: FastifyInstance): Promise<void> {
-  const settings = jobsSettings(app.config.jobs);
-  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events);
+  const settings = jobsSettings(app.config.jobs, app.config.visitorReplies);
+  // Sockets live in the realtime plugin, registered after this one: looked up when a job asks.
+  const visitorOnline = async (visitorId: string) => (await app.io.in(rooms.visitor(visitorId)).fetchSockets()).length > 0;
+  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline);
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
   subscribeLifecycle({ db: app.db, events: app.events, jobs: runner });

@@ -23,6 +23,11 @@ export interface JobContext {
    * every node). Absent in `npm run worker`: consoles then see the change on their next poll.
    */
   events?: DomainEvents | undefined;
+  /**
+   * Whether a visitor has the widget open now (a socket on any node). Absent in `npm run worker`
+   * (no sockets there): jobs then judge by the visitor's last visit.
+   */
+  visitorOnline?: ((visitorId: string) => Promise<boolean>) | undefined;
 }
 
 export interface JobDefinition<N extends string = string, S extends z.ZodType = z.ZodType> {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { DomainEvents } from '../services/domainEvents.js';
@@ -6,8 +5,8 @@ import { chatLimitNoticeSent } from './chatLimit.js';
 import { notifyDedupeKey } from './messageJobs.js';
 
 /**
- * Reactions to events that are not in a message's own write. A visitor message's notification
- * jobs are recorded with the message itself (commands/sendMessage.ts, rules in messageJobs.ts).
+ * Reactions to events that are not in a message's own write. A message's notification and
+ * learning jobs are recorded with the message itself (commands/sendMessage.ts, rules in messageJobs.ts).
  */
 export function subscribeNotifications(deps: { db: Db; events: DomainEvents; jobs: JobQueue }): void {
   const { db, events, jobs } = deps;
@@ -16,17 +15,6 @@ export function subscribeNotifications(deps: { db: Db; events: DomainEvents; job
     // An agent answered: the missed-chat check waiting on this conversation is not needed. A
     // cancel that never happens (a crash) is harmless: the job checks for an answer when it runs.
     if (e.message.senderType === 'user') await jobs.cancel(notifyDedupeKey('missedChat', e.conversation.id));
-  }, { background: true });
-
-  // The offline form's message is stored by sendMessage (which records the offline email when no
-  // agent is online); sent while agents are online (e.g. the chat limit refused a chat), it still
-  // emails. The outbox row joins a pending one of the conversation.
-  events.on('offline.message', async (e) => {
-    await jobs.enqueue(
-      'notify.offlineMessage',
-      { accountId: e.accountId, conversationId: e.conversationId, key: randomUUID() },
-      { dedupeKey: notifyDedupeKey('offlineMessage', e.conversationId) },
-    );
   }, { background: true });
 
   // Every refused visitor emits this; the owner hears about it once a month.

@@ -1,54 +1,31 @@
 /**
  * Agent replies emailed to an away visitor (issue 12 item 8). The widget's offline form promises
- * an answer by email: when an agent writes in a conversation whose visitor left an email and has
- * no widget open, a job waits a short window (later replies join it: one email for a burst),
- * then sends the visitor the replies with the business's name and a signed link back to the chat
+ * an answer by email: when an agent writes in a conversation whose visitor left an email, a job
+ * recorded with the reply (notifications/messageJobs.ts) waits a short window (later replies join
+ * it: one email for a burst), then, unless the visitor has the chat open or came back to it,
+ * sends the visitor the replies with the business's name and a signed link back to the chat
  * (services/visitorLinks.ts; the page is routes/chatLink). Replies by email are not read.
  */
 import { and, asc, eq, gte } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import { conversations, messages, users, visitors, widgetSettings } from '../db/schema.js';
 import { defineJob, type JobContext } from '../jobs/types.js';
-import { rooms } from '../realtime/audience.js';
 import { escapeHtml } from '../services/html.js';
 import { signVisitorLink, VISITOR_LINK_DAYS } from '../services/visitorLinks.js';
 import { sendOnce } from './sendOnce.js';
 
-const payloadSchema = z.object({
-  accountId: z.uuid(),
-  conversationId: z.number().int().positive(),
-  /** The first reply of the burst: the email carries it and every agent reply after it. */
-  fromMessageId: z.number().int().positive(),
-});
+const payloadSchema = z
+  .object({
+    accountId: z.uuid(),
+    conversationId: z.number().int().positive(),
+    /** The first reply of the burst: the email carries it and every agent reply after it. */
+    messageId: z.number().int().positive().optional(),
+    /** The same, as jobs queued by an earlier release name it. */
+    fromMessageId: z.number().int().positive().optional(),
+  })
+  .refine((p) => p.messageId !== undefined || p.fromMessageId !== undefined, { error: 'messageId is required' });
 type VisitorReplyPayload = z.output<typeof payloadSchema>;
-
-/** One pending job per conversation: replies within the window join it. */
-const dedupeKeyOf = (conversationId: number) => `notify:visitorReply:${conversationId}`;
-
-/** Whether the visitor has a widget open now (a socket on any node). */
-async function visitorOnline(app: FastifyInstance, visitorId: string): Promise<boolean> {
-  return (await app.io.in(rooms.visitor(visitorId)).fetchSockets()).length > 0;
-}
-
-/** Turns agent replies to an away visitor with an email into one delayed job per burst. */
-export function subscribeVisitorReplies(app: FastifyInstance): void {
-  const delayMs = app.config.visitorReplies.batchSeconds * 1000;
-  app.events.on(
-    'message.stored',
-    async (e) => {
-      if (e.message.senderType !== 'user' || !e.visitor.email) return;
-      if (await visitorOnline(app, e.visitor.id)) return; // the reply reaches them live
-      await app.jobs.enqueue(
-        'notify.visitorReply',
-        { accountId: e.accountId, conversationId: e.conversation.id, fromMessageId: e.message.id },
-        { delayMs, dedupeKey: dedupeKeyOf(e.conversation.id) },
-      );
-    },
-    { background: true },
-  );
-}
 
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 
@@ -64,11 +41,18 @@ export async function sendVisitorReply(p: VisitorReplyPayload, ctx: JobContext):
   if (!row?.visitor.email) return; // gone, or the email was removed since
   const { visitor } = row;
 
+  const fromMessageId = (p.messageId ?? p.fromMessageId) as number;
+  // The reply reached them live (a widget open on any node); a worker without sockets
+  // (`npm run worker`) relies on the visit check below.
+  if (ctx.visitorOnline && (await ctx.visitorOnline(visitor.id))) {
+    log.info({ conversationId: p.conversationId }, 'visitor reply email skipped: the visitor is in the chat');
+    return;
+  }
   const replies = await db
     .select({ id: messages.id, text: messages.message, filePath: messages.filePath, at: messages.createdAt, author: users.name })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.authorId))
-    .where(and(eq(messages.conversationId, p.conversationId), eq(messages.senderType, 'user'), gte(messages.id, p.fromMessageId)))
+    .where(and(eq(messages.conversationId, p.conversationId), eq(messages.senderType, 'user'), gte(messages.id, fromMessageId)))
     .orderBy(asc(messages.id));
   const last = replies.at(-1);
   if (!last) return;

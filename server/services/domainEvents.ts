@@ -67,8 +67,6 @@ export interface DomainEventMap {
   };
   /** A member changed availability (online/away): the account's widgets may need to know. */
   'agents.availabilityChanged': { accountId: string };
-  /** A visitor left a message through the offline form. */
-  'offline.message': { accountId: string; conversationId: number };
   /** A visitor's new chat was refused: the account used its plan's chats of `month` ('YYYY-MM', UTC). */
   'chat.limitReached': { accountId: string; month: string };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { FastifyInstance } from 'fastify';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { createClient } from 'redis';
 import { buildApp } from '../app.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
@@ -361,4 +361,20 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   }
   await proc.kill();
   throw new Error(`server process did not become ready:\n${out}`);
+}
+
+/**
+ * Waits (bounded) until no job of this name is left to run in the in-process runner: none in
+ * the outbox (where the write that causes it records it) nor pending or running in the queue.
+ */
+export async function settleJobs(app: FastifyInstance, name: string, ms = 10_000): Promise<void> {
+  await app.events.drain();
+  const until = Date.now() + ms;
+  const pending = async () => {
+    const rows = await app.database.db.execute(sql`
+      select 1 from outbox where name = ${name} and status in ('pending', 'relayed')
+      union all select 1 from jobs where name = ${name} and status in ('pending', 'running') limit 1`);
+    return (rows as unknown as { rows: unknown[] }).rows.length > 0;
+  };
+  while (Date.now() < until && (await pending())) await sleep(25);
 }

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, inArray } from 'drizzle-orm';
@@ -8,6 +7,7 @@ import { authTokens, users } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
+import { settleJobs } from '../../test/jobs.js';
 import { callMultipart } from '../../test/multipart.js';
 
 let t: TestApp;
@@ -17,17 +17,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const ask = (token: string, message: string) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { message } });
-/** Whether an ai.learnFromReply job is still waiting or running (in-process runner's table). */
-const learningPending = async () => {
-  const rows = await t.database.db.execute(sql`select 1 from jobs where name = 'ai.learnFromReply' and status in ('pending', 'running') limit 1`);
-  return (rows as unknown as { rows: unknown[] }).rows.length > 0;
-};
 const reply = async (token: string, visitorId: string, message: string) => {
   const res = await call(t.app, 'POST', '/api/vms/messages', { token, body: { visitor_id: visitorId, message } });
   // Learning runs as a background job: wait until the queue has taken it (bounded).
-  await t.app.events.drain();
-  const until = Date.now() + 10_000;
-  while (Date.now() < until && (await learningPending())) await new Promise((r) => setTimeout(r, 25));
+  await settleJobs(t.app, 'ai.learnFromReply');
   return res;
 };
 const visitorSays = (v: TestVisitor, message: string) => call(t.app, 'POST', '/api/widget/messages', { token: v.token, body: { message } });

@@ -1,9 +1,10 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiPatterns, authTokens, users } from '../../db/schema.js';
 import { assignConversation, buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
+import { settleJobs } from '../../test/jobs.js';
 import { callMultipart } from '../../test/multipart.js';
 
 /**
@@ -24,17 +25,11 @@ const rate = (token: string, messageId: number, feedback: string) =>
 const settings = (token: string, body: Record<string, unknown>) => call(t.app, 'POST', '/api/chatbot/settings', { token, body });
 const knowledge = (token: string, query = '') => call(t.app, 'GET', `/api/chatbot/knowledge${query}`, { token });
 
-const learningPending = async () => {
-  const rows = await t.database.db.execute(sql`select 1 from jobs where name = 'ai.learnFromReply' and status in ('pending', 'running') limit 1`);
-  return (rows as unknown as { rows: unknown[] }).rows.length > 0;
-};
 /** An agent's reply in the visitor's conversation, once learning from it has run. */
 const reply = async (token: string, visitorId: string, message: string) => {
   const res = await call(t.app, 'POST', '/api/vms/messages', { token, body: { visitor_id: visitorId, message } });
   expect(res.status).toBe(201);
-  await t.app.events.drain();
-  const until = Date.now() + 10_000;
-  while (Date.now() < until && (await learningPending())) await new Promise((r) => setTimeout(r, 25));
+  await settleJobs(t.app, 'ai.learnFromReply');
 };
 const widgetMessages = async (v: TestVisitor) => {
   await t.app.events.drain();

@@ -7,6 +7,7 @@ import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { assignConversation, buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { callMultipart } from '../../test/multipart.js';
+import { settleJobs } from '../../test/jobs.js';
 import { connect, connected, listen, next, silence } from '../../test/sockets.js';
 
 // Private notes (issue 16): in the team's thread, never anywhere a visitor can see.
@@ -180,14 +181,8 @@ describe('live: notes reach the team, never the widget', () => {
 });
 
 describe('AI learning ignores notes', () => {
-  const learningPending = async () => {
-    const rows = await t.database.db.execute(sql`select 1 from jobs where name = 'ai.learnFromReply' and status in ('pending', 'running') limit 1`);
-    return (rows as unknown as { rows: unknown[] }).rows.length > 0;
-  };
   const settle = async () => {
-    await t.app.events.drain();
-    const until = Date.now() + 10_000;
-    while (Date.now() < until && (await learningPending())) await new Promise((r) => setTimeout(r, 25));
+    await settleJobs(t.app, 'ai.learnFromReply');
   };
 
   it('never learns a note, and a note between question and reply does not hide the question', async () => {

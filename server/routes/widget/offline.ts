@@ -28,8 +28,8 @@ export default async function offlineRoutes(fastify: FastifyInstance): Promise<v
       const { email, message } = request.body;
       const visitor = await updateVisitor(app, request.visitor, { email });
       if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
-      const result = await sendMessage(app, { visitor, senderType: 'visitor', author: null, text: message, countsTowardLimit: false });
-      await app.events.emit('offline.message', { accountId: visitor.accountId, conversationId: result.conversation.id });
+      // Its email to the owner is recorded with the message (notifications/messageJobs.ts).
+      const result = await sendMessage(app, { visitor, senderType: 'visitor', author: null, text: message, countsTowardLimit: false, offlineForm: true });
       return reply.status(201).send({ message: 'success', data: presentMessage(result.message, visitor.id, null) });
     },
   );
