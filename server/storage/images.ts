@@ -1,7 +1,9 @@
 import { imageSize } from 'image-size';
 import jpeg from 'jpeg-js';
+import { GifReader, GifWriter } from 'omggif';
 import { PNG } from 'pngjs';
 import { HttpError } from '../errors.js';
+import { decodeWebpRgba, encodeWebpRgba } from './webp.js';
 
 /** The longest side of a thumbnail, in pixels (the console shows message images smaller). */
 export const THUMBNAIL_MAX_SIDE = 480;
@@ -48,16 +50,17 @@ interface Rgba {
   data: Uint8Array;
 }
 
-/** PNG and JPEG get a thumbnail of their own; GIF and WebP are shown as they are. */
-export const thumbnailable = (ext: string): boolean => ext === 'png' || ext === 'jpg';
+/** Every image format the uploads accept gets a thumbnail of its own, in its own format. */
+export const thumbnailable = (ext: string): boolean => ext === 'png' || ext === 'jpg' || ext === 'gif' || ext === 'webp';
 
 /**
- * A thumbnail no side of which exceeds THUMBNAIL_MAX_SIDE, in the original's format (PNG or
- * JPEG, decoded and encoded in pure JS), turned upright per the JPEG's EXIF orientation.
- * undefined when the image is small enough already, or is a GIF or WebP (served as they are;
- * their size is bounded by the pixel limit).
+ * A thumbnail no side of which exceeds THUMBNAIL_MAX_SIDE, in the original's format, decoded
+ * and encoded without native code: PNG and JPEG in pure JS (a JPEG turned upright per its EXIF
+ * orientation), a GIF's first frame in pure JS (omggif, with the frame's own palette: an
+ * animation's thumbnail is still), WebP through WebAssembly. undefined when the image is small
+ * enough already.
  */
-export function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions, limits: ImageLimits): Buffer | undefined {
+export async function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions, limits: ImageLimits): Promise<Buffer | undefined> {
   if (Math.max(dims.width, dims.height) <= THUMBNAIL_MAX_SIDE) return undefined;
   if (ext === 'png') {
     const png = PNG.sync.read(bytes);
@@ -77,7 +80,69 @@ export function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions, limi
     const small = orient(downscale({ width: decoded.width, height: decoded.height, data: decoded.data }), dims.orientation ?? 1);
     return jpeg.encode({ width: small.width, height: small.height, data: small.data }, 82).data;
   }
+  if (ext === 'gif') return gifThumbnail(bytes);
+  if (ext === 'webp') {
+    const decoded = await decodeWebpRgba(bytes);
+    if (decoded.width * decoded.height > limits.maxPixels) throw new Error('webp larger than its header said');
+    return encodeWebpRgba(downscale(decoded), 80);
+  }
   return undefined;
+}
+
+/** The first frame, downscaled, drawn with that frame's palette (nearest colour; transparency kept). */
+function gifThumbnail(bytes: Buffer): Buffer {
+  const reader = new GifReader(bytes);
+  const frame = reader.frameInfo(0);
+  const rgba = new Uint8Array(reader.width * reader.height * 4);
+  reader.decodeAndBlitFrameRGBA(0, rgba);
+  const small = downscale({ width: reader.width, height: reader.height, data: rgba });
+  const size = frame.palette_size;
+  const paletteOffset = frame.palette_offset;
+  if (size === null || paletteOffset === null) throw new Error('gif frame without a palette');
+  const palette: number[] = [];
+  for (let i = 0; i < size; i++) {
+    const o = paletteOffset + i * 3;
+    palette.push((bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!);
+  }
+  const transparent = frame.transparent_index;
+  const indices = new Uint8Array(small.width * small.height);
+  const memo = new Map<number, number>();
+  for (let p = 0; p < indices.length; p++) {
+    const o = p * 4;
+    if (transparent !== null && small.data[o + 3]! < 128) {
+      indices[p] = transparent;
+      continue;
+    }
+    const rgb = (small.data[o]! << 16) | (small.data[o + 1]! << 8) | small.data[o + 2]!;
+    let best = memo.get(rgb);
+    if (best === undefined) {
+      let bestDistance = Number.POSITIVE_INFINITY;
+      best = 0;
+      for (let i = 0; i < size; i++) {
+        if (i === transparent) continue;
+        const c = palette[i]!;
+        const dr = ((c >> 16) & 255) - small.data[o]!;
+        const dg = ((c >> 8) & 255) - small.data[o + 1]!;
+        const db = (c & 255) - small.data[o + 2]!;
+        const d = dr * dr + dg * dg + db * db;
+        if (d < bestDistance) {
+          bestDistance = d;
+          best = i;
+        }
+      }
+      memo.set(rgb, best);
+    }
+    indices[p] = best;
+  }
+  // GIF palettes hold a power of two of colours, at least 2.
+  let paletteSize = 2;
+  while (paletteSize < size) paletteSize *= 2;
+  while (palette.length < paletteSize) palette.push(0);
+  const out = Buffer.alloc(small.width * small.height + paletteSize * 3 + 1024);
+  const writer = new GifWriter(out, small.width, small.height, { palette });
+  // omggif reads the indices by position: a typed array serves as well as an array.
+  writer.addFrame(0, 0, small.width, small.height, indices as unknown as number[], transparent !== null ? { transparent } : {});
+  return out.subarray(0, writer.end());
 }
 
 /** Area-average downscale to fit THUMBNAIL_MAX_SIDE (each output pixel averages its source block). */

@@ -10,9 +10,9 @@ interface Job {
   limits: ImageLimits;
 }
 
-parentPort?.on('message', (job: Job) => {
+parentPort?.on('message', async (job: Job) => {
   try {
-    const out = makeThumbnail(Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength), job.ext, job.dims, job.limits);
+    const out = await makeThumbnail(Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength), job.ext, job.dims, job.limits);
     const copy = out ? new Uint8Array(out) : undefined;
     parentPort?.postMessage({ id: job.id, out: copy }, copy ? [copy.buffer] : []);
   } catch (e) {

@@ -13,7 +13,7 @@ export class Thumbnailer {
   private seq = 0;
   private readonly pending = new Map<number, { resolve: (b: Buffer | undefined) => void; reject: (e: Error) => void }>();
 
-  /** undefined when the image is its own thumbnail (small already, GIF or WebP). */
+  /** undefined when the image is its own thumbnail (small already). */
   async make(bytes: Buffer, ext: string, dims: Dimensions, limits: ImageLimits): Promise<Buffer | undefined> {
     if (Math.max(dims.width, dims.height) <= THUMBNAIL_MAX_SIDE || !thumbnailable(ext)) return undefined;
     const worker = this.start();

@@ -15,6 +15,8 @@ import { bearer, buildAccount, buildMember, call, type TestOwner } from '../test
 import { createTestApp, type TestApp } from '../test/harness.js';
 import { sweepAccount } from './cleanup.js';
 import { THUMBNAIL_MAX_SIDE } from './images.js';
+import { GifReader, GifWriter } from 'omggif';
+import { encodeWebpRgba } from './webp.js';
 import { thumbnailPathOf } from './paths.js';
 
 /**
@@ -66,12 +68,24 @@ function pixelBomb(w: number, h: number): Buffer {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
 
-const part = (bytes: Buffer, ext: 'png' | 'jpg' = 'png'): FilePart => ({
+const CONTENT_TYPES = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' } as const;
+const part = (bytes: Buffer, ext: keyof typeof CONTENT_TYPES = 'png'): FilePart => ({
   field: 'image',
   filename: `photo.${ext}`,
-  contentType: ext === 'png' ? 'image/png' : 'image/jpeg',
+  contentType: CONTENT_TYPES[ext],
   bytes,
 });
+
+/** An animated GIF of `w` x `h` pixels: two frames of stripes in a 4-colour palette, one transparent. */
+function gif(w: number, h: number): Buffer {
+  const out = Buffer.alloc(w * h * 3 + 4096);
+  const writer = new GifWriter(out, w, h, { palette: [0xff0000, 0x00ff00, 0x0000ff, 0xffffff], loop: 0 });
+  for (let f = 0; f < 2; f++) {
+    const indices = Array.from({ length: w * h }, (_, p) => (Math.floor((p % w) / 40) + f) % 4);
+    writer.addFrame(0, 0, w, h, indices, { delay: 10, transparent: 3 });
+  }
+  return out.subarray(0, writer.end());
+}
 
 async function upload(app: FastifyInstance, url: string, token: string, file: FilePart, fields: Record<string, string> = {}) {
   const { payload, headers } = multipart(fields, file);
@@ -296,5 +310,30 @@ describe('thumbnails', () => {
     const small = await widgetUpload(v3.token, part(png(40, 30)));
     const sthumb = await t.app.inject({ method: 'GET', url: `/storage/${thumbnailPathOf(small.body.data.file_path)}` });
     expect(imageSize(sthumb.rawPayload)).toMatchObject({ width: 40, height: 30 });
+  });
+
+  it('GIF and WebP get a bounded thumbnail of their own format too (a GIF animation: its first frame)', async () => {
+    const owner = await buildAccount(t.app);
+    const animated = gif(1200, 800);
+    const sentGif = await widgetUpload((await buildVisitor(t.app, owner.widgetKey)).token, part(animated, 'gif'));
+    expect(sentGif.status).toBe(201);
+    const gthumb = await t.app.inject({ method: 'GET', url: `/storage/${thumbnailPathOf(sentGif.body.data.file_path)}` });
+    expect(gthumb.statusCode).toBe(200);
+    expect(gthumb.headers['content-type']).toBe('image/gif');
+    expect(imageSize(gthumb.rawPayload)).toMatchObject({ type: 'gif', width: 480, height: 320 });
+    const still = new GifReader(gthumb.rawPayload);
+    expect(still.numFrames()).toBe(1);
+    // The first frame's colours: its left edge is red (palette index 0), drawn from the same palette.
+    const pixels = new Uint8Array(480 * 320 * 4);
+    still.decodeAndBlitFrameRGBA(0, pixels);
+    expect([...pixels.subarray(0, 4)]).toEqual([255, 0, 0, 255]);
+
+    const rgba = new Uint8Array(1000 * 600 * 4).fill(90);
+    const webp = await encodeWebpRgba({ width: 1000, height: 600, data: rgba }, 80);
+    const sentWebp = await widgetUpload((await buildVisitor(t.app, owner.widgetKey)).token, part(webp, 'webp'));
+    expect(sentWebp.status).toBe(201);
+    const wthumb = await t.app.inject({ method: 'GET', url: `/storage/${thumbnailPathOf(sentWebp.body.data.file_path)}` });
+    expect(wthumb.headers['content-type']).toBe('image/webp');
+    expect(imageSize(wthumb.rawPayload)).toMatchObject({ type: 'webp', width: 480, height: 288 });
   });
 });
