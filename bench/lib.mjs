@@ -36,9 +36,11 @@ async function portOpen(port) {
  * private server is the only way not to share channels with anything else on the machine.
  * Stopped by its own pid.
  */
-export async function startRedis() {
+export async function startRedis({ cpus } = {}) {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  // `cpus` (e.g. '0'): run it on those CPUs only (taskset execs redis-server: the pid stays its own).
+  const child = cpus ? spawn('taskset', ['-c', cpus, 'redis-server', ...args], { stdio: 'ignore' }) : spawn('redis-server', args, { stdio: 'ignore' });
   for (let i = 0; i < 50; i++) {
     if (await portOpen(port)) {
       return {

@@ -21,6 +21,16 @@ const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').f
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
 const SERVER = path.join(ROOT, 'server/dist/index.js');
+// Where the attacker runs: on this 2-core machine the flood's own client (thousands of requests
+// a second) would otherwise take CPU from the servers, which no real attacker can do. With
+// BENCH_ABUSE_PIN=split (the default when taskset exists and there are 2+ CPUs) the flooding
+// process runs on the last CPU and the servers, their Redis and the timed console on the others;
+// the idle windows are measured the same way. BENCH_ABUSE_PIN=off shares every CPU as before.
+const CPU_COUNT = os.cpus().length;
+const HAS_TASKSET = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+const PIN = (process.env.BENCH_ABUSE_PIN ?? (CPU_COUNT >= 2 && HAS_TASKSET ? 'split' : 'off')) === 'split';
+const FLOOD_CPU = String(CPU_COUNT - 1);
+const SERVER_CPUS = CPU_COUNT > 2 ? `0-${CPU_COUNT - 2}` : '0';
 // Extra node flags for the servers, e.g. BENCH_ABUSE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a flood.
 const NODE_ARGS = (process.env.BENCH_ABUSE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -108,7 +118,8 @@ async function pool(count, concurrency, seconds, task) {
 
 async function startNode(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', ...NODE_ARGS, SERVER], {
+  const args = ['--disable-warning=FSTDEP023', ...NODE_ARGS, SERVER];
+  const child = spawn(PIN ? 'taskset' : process.execPath, PIN ? ['-c', SERVER_CPUS, process.execPath, ...args] : args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -302,7 +313,7 @@ async function runMode(mode) {
   try {
     let nodes;
     if (mode === 'cluster') {
-      const redis = await startRedis();
+      const redis = await startRedis(PIN ? { cpus: SERVER_CPUS } : {});
       cleanup.push(() => redis.stop());
       const db = await createDatabase();
       cleanup.push(() => db.drop());
@@ -325,7 +336,7 @@ async function runMode(mode) {
       const v = await call(nodes.console, 'POST', '/api/widget/visitors', { from, json: { unique_code: other.key, name: `Customer ${i}` } });
       await call(nodes.console, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: `question ${i}` } });
     }
-    const victim = await startChild(path.join(BENCH_DIR, 'abuse/victim.mjs'), [nodes.console, other.token]);
+    const victim = await startChild(path.join(BENCH_DIR, 'abuse/victim.mjs'), [nodes.console, other.token], PIN ? { shellPrefix: `taskset -pc ${SERVER_CPUS} $$ >/dev/null` } : {});
     cleanup.unshift(async () => {
       victim.child.send({ cmd: 'stop' });
       await victim.stop();
@@ -337,6 +348,8 @@ async function runMode(mode) {
     } catch {
       /* not allowed here: the figures then include the generator's own CPU */
     }
+    // And with PIN, it runs on its own CPU (the servers and the console were started on the others).
+    if (PIN) spawnSync('taskset', ['-a', '-pc', FLOOD_CPU, String(process.pid)], { stdio: 'ignore' });
     await sleep(1000); // warm-up, not counted
     const t0 = Date.now();
     await sleep(SECONDS * 1000);
@@ -389,6 +402,7 @@ if (process.env.BENCH_ABUSE_ONE_MODE) {
 } else {
   console.log(`Abuse floods (default limits) against the built server; flood bound ${SECONDS} s; target: the other tenant's p99 within 2x idle, no flood beyond its limits.`);
   console.log(`(${os.cpus().length} cores; "load" is the 1-minute load average at the end of each window: the machine's other work shows there.)`);
+  console.log(PIN ? `(BENCH_ABUSE_PIN=split: the flooding client on CPU ${FLOOD_CPU}; servers, Redis and the timed console on CPU ${SERVER_CPUS}; PostgreSQL on any)` : '(BENCH_ABUSE_PIN=off: every process on every CPU)');
   // One process per mode: each lowers its own priority once its servers run (a niceness cannot be raised back).
   for (const mode of MODES) {
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { ...process.env, BENCH_ABUSE_ONE_MODE: mode } });
