@@ -34,7 +34,23 @@ function emit(name, out) {
   return js.contents;
 }
 
-const ui = await build({ ...common, entryPoints: ['src/ui/chat.ts'], format: 'esm', outfile: 'dist/ui.js', define: { __LANG_HASH__: JSON.stringify(langHash) } });
+// Features loaded only when needed (issue 13: rating, transcript, proactive): each its own
+// self-contained module dist/chunks/<name>-<hash>.js, imported by URL (ui/lazy.ts), so the UI
+// chunk neither carries them nor waits for a shared chunk.
+rmSync('dist/chunks', { recursive: true, force: true });
+mkdirSync('dist/chunks');
+const lazy = {};
+const lazySizes = [];
+for (const name of ['rating']) {
+  const out = await build({ ...common, entryPoints: [`src/ui/${name}.ts`], format: 'esm', outfile: `dist/chunks/${name}.js` });
+  const code = out.outputFiles.find((f) => f.path.endsWith('.js')).contents;
+  const file = `chunks/${name}-${createHash('sha256').update(code).digest('hex').slice(0, 10)}.js`;
+  writeFileSync(`dist/${file}`, code);
+  lazy[name] = file;
+  lazySizes.push([file, code.length, gzipSync(code, { level: 9 }).length, brotliCompressSync(code).length]);
+}
+
+const ui = await build({ ...common, entryPoints: ['src/ui/chat.ts'], format: 'esm', outfile: 'dist/ui.js', define: { __LANG_HASH__: JSON.stringify(langHash), __LAZY__: JSON.stringify(lazy) } });
 const uiCode = ui.outputFiles.find((f) => f.path.endsWith('.js')).contents;
 const uiFile = `ui-${createHash('sha256').update(uiCode).digest('hex').slice(0, 10)}.js`;
 emit(uiFile, ui);
@@ -47,6 +63,7 @@ console.log('widget built:');
 for (const [name, raw, gz, br] of sizes) console.log(`  dist/${name.padEnd(20)} raw ${kb(raw).padStart(9)}  gzip ${kb(gz).padStart(8)}  brotli ${kb(br).padStart(8)}`);
 const chat = sizes.filter(([n]) => n !== 'preview.js').reduce((a, [, , gz]) => a + gz, 0);
 const largest = langSizes.reduce((a, b) => (b[2] > a[2] ? b : a));
+for (const [name, raw, gz, br] of lazySizes) console.log(`  dist/${name.padEnd(20)} raw ${kb(raw).padStart(9)}  gzip ${kb(gz).padStart(8)}  brotli ${kb(br).padStart(8)}  (loaded when needed)`);
 console.log(`  dist/lang/*.js            ${langSizes.length} languages; largest ${largest[0]}: raw ${kb(largest[1])}  gzip ${kb(largest[2])}  brotli ${kb(largest[3])}`);
 console.log(`  loader + UI + transport (gzip): ${kb(chat)}; + largest language ${kb(chat + largest[2])} (budget 25 KB; loader budget 2 KB)`);
 console.log(`  precompressed: ${precompress('dist').length} .br/.gz files beside the built files`);

@@ -31,7 +31,7 @@ describe('item 13: dashboard figures and the bell', () => {
 
     const satisfaction = page.locator('.stat-card', { hasText: 'Satisfaction' });
     await visible(satisfaction.getByText('No data yet'));
-    await visible(satisfaction.getByText('Shown once visitors can rate their chats'));
+    await visible(satisfaction.getByText('No visitor ratings in this period'));
     expect(await page.getByText('Uptime', { exact: true }).count()).toBe(0);
     // Page Views come from the recorded widget loads: never "no data yet".
     expect(await page.getByText(/Page Views.*no data yet/).count()).toBe(0);

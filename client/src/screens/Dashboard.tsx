@@ -180,7 +180,7 @@ export default function Dashboard() {
               tone={3}
               icon={Icon.check}
               value={f?.satisfaction !== null && f?.satisfaction !== undefined ? `${f.satisfaction}/5` : NO_DATA}
-              foot={f?.satisfaction !== null && f?.satisfaction !== undefined ? 'From visitor ratings' : 'Shown once visitors can rate their chats'}
+              foot={f?.satisfaction !== null && f?.satisfaction !== undefined ? 'From visitor ratings in this period' : 'No visitor ratings in this period'}
             />
           </div>
 

@@ -6,6 +6,7 @@ import { AccountInfoForm, GreetingsForm } from '../components/settings/Greetings
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
 import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
 import { LabelsManager } from '../components/inbox/LabelsManager';
+import { SatisfactionSettings } from '../components/ratings/SatisfactionSettings';
 import { useCan } from '../stores/auth';
 
 /**
@@ -31,6 +32,7 @@ export default function Settings() {
           <GreetingsForm />
           <CannedRepliesManager />
           <LabelsManager />
+          <SatisfactionSettings />
         </div>
         <div className="section-gap">
           <ProfileForm />

@@ -2,13 +2,15 @@
  * The live widget: visitor identity, history, sending with retries, the socket and its REST
  * fallback, unread badge and the host-page API. Entry of the UI chunk (dist/ui-<hash>.js).
  */
-import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, EVENTS, IMAGE_MIME_TYPES, NOT_AN_IMAGE, POLL_INTERVAL_MS } from '../shared.js';
+import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, EVENTS, IMAGE_MIME_TYPES, NOT_AN_IMAGE, POLL_INTERVAL_MS, VISITOR_SIDE_EVENTS } from '../shared.js';
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
 import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
+import { h } from './dom.js';
+import { loadFeature } from './lazy.js';
 import { View } from './render.js';
 import { MiniSocket } from './socket.js';
 import { type Stored, load, save } from './storage.js';
@@ -175,6 +177,8 @@ export class Chat {
       else this.startPolling();
     });
     s.on(EVENTS.messageCreated, (p: MessageCreatedPayload) => p?.message && this.receive([p.message]));
+    // Issue 13: the conversation was resolved, the survey may be due (rating.ts, loaded only now).
+    s.on(VISITOR_SIDE_EVENTS.ratingRequested, (p: { stretch?: string }) => this.askRating(p?.stretch));
     s.on(EVENTS.typing, (p: TypingPayload) => {
       if (p?.from === 'visitor') return;
       clearTimeout(this.agentTyping);
@@ -259,6 +263,9 @@ export class Chat {
 
   private toggled(open: boolean): void {
     this.emit(open ? 'open' : 'close');
+    // Issue 13: closing a chat an agent answered may ask for a rating; so does opening one
+    // while live pushes are down (a resolve's push was missed).
+    if (this.messages.some((m) => m.sender_type === 'user') && (!open || !this.socket?.connected)) this.askRating();
     if (!open) return;
     this.visitor().catch(() => {});
     this.markSeen();
@@ -389,6 +396,19 @@ export class Chat {
         () => this.view.offlineSent(),
         (e: unknown) => this.view.showError(e instanceof Error ? e.message : String(e)),
       );
+  }
+
+  /** Issue 13: the satisfaction survey, from its own chunk; the server says whether it is due. */
+  private askRating(stretch?: string): void {
+    if (!this.me) return;
+    loadFeature(this.ctx.base, 'rating')
+      .then(({ askRating }) =>
+        askRating(
+          { base: this.ctx.base, key: this.ctx.key, token: () => this.me?.visitor_token, texts: this.view.t, root: this.ctx.root, h, show: (el) => this.view.setSlot(el) },
+          stretch,
+        ),
+      )
+      .catch(() => {}); // a survey that cannot load or answer is simply not shown
   }
 
   /** Single-page apps change pages without reloading: tell the server about the new page. */

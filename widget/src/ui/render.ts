@@ -58,6 +58,10 @@ export class View {
   private readonly header = h('div', { class: 'h' });
   private readonly list = h('div', { class: 'ls', role: 'log', 'aria-live': 'polite', tabindex: '0' });
   private readonly typingLine = h('div', { class: 't', 'aria-hidden': 'true' });
+  /** Issue 13's lazily loaded cards (rating survey, transcript, proactive notes) go here, above the composer. */
+  private readonly slot = h('div', { class: 'sl' });
+  /** A place in the header, before the close button, for a feature's control (the transcript menu). */
+  readonly headerExtra = h('span', { class: 'hx' });
   private readonly bottom = h('div');
   private readonly error = h('div', { class: 'e', role: 'alert' });
   private readonly input: HTMLTextAreaElement;
@@ -112,7 +116,7 @@ export class View {
     };
 
     this.panel = h('div', { class: 'p', role: 'dialog', id: 'parley-panel', dir: isRtl(this.lang) ? 'rtl' : 'ltr', lang: this.lang, hidden: !opts.preview },
-      this.header, this.list, this.typingLine, this.error, this.bottom, this.footer);
+      this.header, this.list, this.typingLine, this.slot, this.error, this.bottom, this.footer);
     this.panel.onkeydown = (e) => {
       if (e.key === 'Escape' && !opts.preview) this.setOpen(false, true);
     };
@@ -146,7 +150,7 @@ export class View {
     const close = h('button', { type: 'button', class: 'x', 'aria-label': closeLabel, title: closeLabel }, icon(ICONS.close));
     close.onclick = pv ? noop : () => this.setOpen(false, true);
     const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, PREVIEW.status));
-    this.header.replaceChildren(avatar, names, close);
+    this.header.replaceChildren(avatar, names, this.headerExtra, close);
     this.panel.setAttribute('aria-label', name || 'Chat');
     const credit = creditOf(s);
     this.footer.textContent = credit;
@@ -211,6 +215,12 @@ export class View {
     this.bottom.replaceChildren(form);
     // Switched while the visitor was typing (a refused chat): carry on in the form.
     if (draft && this.open && !this.opts.preview) email.focus({ preventScroll: true });
+  }
+
+  /** Shows a card of a lazily loaded feature above the composer (null clears it). */
+  setSlot(el: HTMLElement | null): void {
+    this.slot.replaceChildren(...(el ? [el] : []));
+    if (el) this.scrollDown();
   }
 
   offlineSent(): void {
