@@ -193,17 +193,19 @@ try {
        where m.account_id = '${big.accountId}' and to_tsvector('simple'::regconfig, m.message) @@ to_tsquery('simple', 'refund:*')
          and m.sender_type <> 'system' and c.account_id = '${big.accountId}' order by m.created_at desc, m.id desc limit 21)
       union all
-      (select v.created_at, 0, 0::bigint, v.id::text from visitors v left join conversations c on c.visitor_id = v.id
-       where to_tsvector('simple'::regconfig, v.name || ' ' || v.email) @@ to_tsquery('simple', 'refund:*') and v.account_id = '${big.accountId}'
+      (with matched as materialized (select id from visitors
+         where to_tsvector('simple'::regconfig, name || ' ' || email) @@ to_tsquery('simple', 'refund:*') and account_id = '${big.accountId}')
+       select v.created_at, 0, 0::bigint, v.id::text from matched join visitors v on v.id = matched.id left join conversations c on c.visitor_id = v.id
+       where v.account_id = '${big.accountId}'
        order by v.created_at desc, v.id desc limit 21)) x order by at desc, kind desc, mid desc, vid desc limit 21`,
     // The dashboard's 30-day queries (server/routes/stats/stats.ts), owner scope.
     'stats: active chats': `select count(*) from conversations where account_id = '${big.accountId}' and last_message_at >= now() - interval '30 days'`,
     'stats: devices of visitors seen': `select device, count(*) from visitors where account_id = '${big.accountId}' and last_seen_at >= now() - interval '30 days' group by device`,
-    'stats: new visitors per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from visitors
+    'stats: new visitors per day': `select floor(date_part('epoch', created_at - (now() - interval '30 days')) / 86400)::int b, count(*) from visitors
       where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' group by 1`,
-    'stats: chats per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from conversations
+    'stats: chats per day': `select floor(date_part('epoch', created_at - (now() - interval '30 days')) / 86400)::int b, count(*) from conversations
       where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' group by 1`,
-    'stats: AI answers per day': `select floor(extract(epoch from (created_at - (now() - interval '30 days'))) / 86400)::int b, count(*) from messages
+    'stats: AI answers per day': `select floor(date_part('epoch', created_at - (now() - interval '30 days')) / 86400)::int b, count(*) from messages
       where account_id = '${big.accountId}' and created_at >= now() - interval '30 days' and sender_type = 'bot' group by 1`,
   };
   void ownerId;
