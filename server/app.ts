@@ -50,6 +50,7 @@ import auditRoutes from './routes/audit/audit.js';
 import sessionsRoutes from './routes/sessions/sessions.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
+import { storageDisposition } from './routes/storage/disposition.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -192,9 +193,10 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     index: false,
     list: false,
     dotfiles: 'deny',
-    setHeaders(res) {
+    setHeaders(res, filePath) {
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Content-Disposition', 'inline');
+      // Images show inline; documents (issue 13) always download, named by the link's ?name=.
+      res.setHeader('Content-Disposition', storageDisposition(filePath, (res as { req?: { url?: string } }).req?.url));
       res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; sandbox");
       res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     },

@@ -5,7 +5,8 @@ import { conversations, messages, outbox, users, visitors } from '../db/schema.j
 import type { JobQueue } from '../jobs/types.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
 import { writeOutbox } from '../outbox/outbox.js';
-import type { UploadedImage } from '../plugins/uploads.js';
+import { FILE_PLACEHOLDER } from '@parley/shared';
+import type { UploadedFile, UploadedImage } from '../plugins/uploads.js';
 import type { ConversationRow } from '../presenters/conversation.js';
 import type { MessageRow } from '../presenters/message.js';
 import type { VisitorRow } from '../presenters/visitor.js';
@@ -29,6 +30,8 @@ export interface SendMessageInput {
   /** Already trimmed; may be '' when an image is sent. */
   text: string;
   image?: UploadedImage | undefined;
+  /** Issue 13: an attachment from the `file` field (an image or a document); a message has at most one of image/file. */
+  file?: UploadedFile | undefined;
   /** Client-generated id: a retried send returns the first message instead of a second one. */
   clientId?: string | undefined;
   /** false for the offline form: a conversation it opens is not a chat of the plan's monthly limit. */
@@ -111,14 +114,16 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
   const accountId = visitor.accountId;
 
   // A retry of a stored message must not write its image again; the race is settled below.
-  if (clientId && input.image) {
+  if (clientId && (input.image || input.file)) {
     const existing = await findByClientId(db, visitor.id, clientId);
     if (existing) return repeat(db, existing, visitor);
   }
   // The file is written before the transaction so no row ever points at a missing file.
-  const filePath = input.image ? await storage.save(accountId, input.image.bytes, input.image.ext) : '';
+  const attached = attachmentOf(input);
+  const filePath = attached ? await storage.save(accountId, attached.bytes, attached.ext, { document: !attached.isImage }) : '';
+  const file = { filePath, fileName: attached?.name ?? '', fileType: attached?.mime ?? '', fileSize: attached?.bytes.length ?? 0 };
 
-  const fast = await appendToConversation(db, input, filePath, rules);
+  const fast = await appendToConversation(db, input, file, rules);
   if (fast) return fast;
 
   return db.transaction(async (tx) => {
@@ -147,7 +152,7 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
         senderType: input.senderType,
         authorId: input.author?.id ?? null,
         message: input.text,
-        filePath,
+        ...file,
       })
       .onConflictDoNothing({ target: [messages.conversationId, messages.clientId] })
       .returning();
@@ -170,7 +175,7 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
     const [updated] = await tx
       .update(conversations)
       .set({
-        lastMessage: input.text || IMAGE_PLACEHOLDER,
+        lastMessage: lastMessageOf(input),
         lastMessageAt: inserted.createdAt,
         unreadCount: fromVisitor ? sql`${conversations.unreadCount} + 1` : 0,
         ...(reopens ? statusPatch(conversation, 'open', inserted.createdAt) : {}),
@@ -250,8 +255,9 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
     select id from ${conversations} where visitor_id = ${param('visitorId')} and (status = 'open' or not ${param('fromVisitor')}::boolean)
   ),
   ins as (
-    insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path)
-    select ${param('accountId')}, conv.id, ${param('clientId')}, ${param('senderType')}, ${param('authorId')}, ${param('text')}, ${param('filePath')} from conv
+    insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path, file_name, file_type, file_size)
+    select ${param('accountId')}, conv.id, ${param('clientId')}, ${param('senderType')}, ${param('authorId')}, ${param('text')}, ${param('filePath')},
+      ${param('fileName')}, ${param('fileType')}, ${param('fileSize')}::int from conv
     on conflict (conversation_id, client_id) do nothing
     returning *
   ),
@@ -279,7 +285,22 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
   select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c, (select count(*)::int from ob) as jobs`);
 
 /** Anything else than the common case (first message, a repeated client_id) returns undefined and takes the transaction path. */
-async function appendToConversation(db: Db, input: SendMessageInput, filePath: string, rules: MessageJobRule[]): Promise<Stored | undefined> {
+type StoredFileFields = { filePath: string; fileName: string; fileType: string; fileSize: number };
+
+/** The message's attachment: the `file` field's, or the SPEC `image` field's (named "image.<ext>"). */
+function attachmentOf(input: SendMessageInput): UploadedFile | undefined {
+  if (input.file) return input.file;
+  const img = input.image;
+  return img ? { bytes: img.bytes, mime: img.mime, ext: img.ext, name: img.name ?? `image.${img.ext}`, isImage: true } : undefined;
+}
+
+/** The conversation list's preview: the text, else a placeholder for an image or a document. */
+function lastMessageOf(input: SendMessageInput): string {
+  if (input.text) return input.text;
+  return input.file && !input.file.isImage ? `${FILE_PLACEHOLDER} ${input.file.name}` : IMAGE_PLACEHOLDER;
+}
+
+async function appendToConversation(db: Db, input: SendMessageInput, file: StoredFileFields, rules: MessageJobRule[]): Promise<Stored | undefined> {
   const { visitor } = input;
   const fromVisitor = input.senderType === 'visitor';
   const statement = db._.session.prepareQuery(APPEND_QUERY, undefined, 'parley_append_message', false);
@@ -290,8 +311,8 @@ async function appendToConversation(db: Db, input: SendMessageInput, filePath: s
     senderType: input.senderType,
     authorId: input.author?.id ?? null,
     text: input.text,
-    filePath,
-    lastMessage: input.text || IMAGE_PLACEHOLDER,
+    ...file,
+    lastMessage: lastMessageOf(input),
     fromVisitor,
     // 'opened' never applies here: the conversation exists.
     jobs: JSON.stringify(

@@ -1,7 +1,7 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
-import { IMAGE_MIME_TYPES, NOT_AN_IMAGE } from '@parley/shared';
+import { CHAT_FILE_TOO_LARGE, DOCUMENT_TYPES, IMAGE_MIME_TYPES, MAX_FILE_NAME, NOT_AN_ALLOWED_FILE, NOT_AN_IMAGE } from '@parley/shared';
 import { HttpError } from '../errors.js';
 import type { Uploader } from '../storage/budgets.js';
 import { checkDimensions, type ImageLimits } from '../storage/images.js';
@@ -11,14 +11,31 @@ export interface UploadedImage {
   bytes: Buffer;
   mime: (typeof IMAGE_MIME_TYPES)[number];
   ext: string;
+  /** The sender's file name, cleaned (readForm sets it). */
+  name?: string;
+}
+
+/** An attachment: an image (previewed) or a document (pdf, txt, csv, docx, xlsx: a file chip). */
+export interface UploadedFile {
+  bytes: Buffer;
+  mime: string;
+  ext: string;
+  /** The sender's file name, cleaned, with the extension of the sniffed type. */
+  name: string;
+  isImage: boolean;
 }
 
 export interface MultipartBody {
   fields: Record<string, string>;
   image?: UploadedImage;
+  /** From `opts.documentField`: an image or a document. */
+  file?: UploadedFile;
 }
 
 const MAX_FIELD_BYTES = 64 * 1024;
+
+/** The chat's `file` field (issue 13): an image or a document, beside SPEC's `image` field. */
+export const CHAT_DOCUMENTS = { documentField: 'file', documentTooLargeMessage: CHAT_FILE_TOO_LARGE } as const;
 
 /** The widget visitor or the console user behind a request (its routes authenticate first). */
 function uploaderOf(request: FastifyRequest): Uploader {
@@ -38,7 +55,7 @@ function uploaderOf(request: FastifyRequest): Uploader {
  */
 export async function readForm(
   request: FastifyRequest,
-  opts: { fileField: string; maxBytes: number; tooLargeMessage: string },
+  opts: { fileField: string; maxBytes: number; tooLargeMessage: string; documentField?: string; documentTooLargeMessage?: string },
 ): Promise<MultipartBody> {
   if (!request.isMultipart()) {
     const body = request.body;
@@ -54,6 +71,8 @@ export async function readForm(
   }
   const fields: Record<string, string> = {};
   let image: UploadedImage | undefined;
+  let file: UploadedFile | undefined;
+  let tooLarge = { field: opts.fileField, message: opts.tooLargeMessage };
   const parts = request.parts({
     limits: { fileSize: opts.maxBytes, files: 1, fields: 20, fieldSize: MAX_FIELD_BYTES, parts: 21 },
   });
@@ -66,7 +85,9 @@ export async function readForm(
         }
         continue;
       }
-      if (part.fieldname !== opts.fileField) {
+      const isDocument = part.fieldname === opts.documentField;
+      if (isDocument) tooLarge = { field: part.fieldname, message: opts.documentTooLargeMessage ?? opts.tooLargeMessage };
+      if (part.fieldname !== opts.fileField && !isDocument) {
         await drain(part);
         throw new HttpError(422, `Unexpected file field "${part.fieldname}"`, {
           [part.fieldname]: [`Unexpected file field "${part.fieldname}"`],
@@ -78,18 +99,22 @@ export async function readForm(
       const bytes = await part.toBuffer();
       if (bytes.length === 0) continue; // an empty file input means "no image"
       await storage.spendBudget(uploader, bytes.length);
-      image = await sniffImage(bytes, opts.fileField, config.uploads);
+      if (isDocument) file = await sniffFile(bytes, part.filename, part.fieldname, config.uploads);
+      else {
+        const sniffed = await sniffImage(bytes, opts.fileField, config.uploads);
+        image = { ...sniffed, name: cleanFileName(part.filename, sniffed.ext) };
+      }
     }
   } catch (e) {
     if (e instanceof HttpError) throw e;
     const code = (e as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, opts.tooLargeMessage, { [opts.fileField]: [opts.tooLargeMessage] });
-    if (code === 'FST_FILES_LIMIT') throw new HttpError(422, 'Only one image can be sent at a time');
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, tooLarge.message, { [tooLarge.field]: [tooLarge.message] });
+    if (code === 'FST_FILES_LIMIT') throw new HttpError(422, opts.documentField ? 'Only one file can be sent at a time' : 'Only one image can be sent at a time');
     if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') throw new HttpError(413, 'Too many form fields');
     if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || code === 'FST_PROTO_VIOLATION') throw new HttpError(400, 'The request is not valid multipart');
     throw new HttpError(400, 'The upload could not be read');
   }
-  return image ? { fields, image } : { fields };
+  return { fields, ...(image ? { image } : {}), ...(file ? { file } : {}) };
 }
 
 async function drain(part: MultipartFile): Promise<void> {
@@ -106,4 +131,62 @@ export async function sniffImage(bytes: Buffer, field: string, limits: ImageLimi
   }
   checkDimensions(bytes, limits, field);
   return { bytes, mime, ext: type.ext };
+}
+
+const DOCUMENT_MIMES = new Set<string>(Object.values(DOCUMENT_TYPES));
+
+/**
+ * An attachment's type from its bytes: an image (as sniffImage), a PDF, DOCX or XLSX by their
+ * signatures (file-type reads the zip's entries, so a renamed zip or executable is refused), or
+ * text: valid UTF-8 with no control characters but tab and line breaks, and not HTML/SVG/XML
+ * markup (a page disguised as text) — CSV when its name says .csv, TXT otherwise. 415 for
+ * anything else.
+ */
+export async function sniffFile(bytes: Buffer, filename: string | undefined, field: string, limits: ImageLimits): Promise<UploadedFile> {
+  const refuse = (): never => {
+    throw new HttpError(415, NOT_AN_ALLOWED_FILE, { [field]: [NOT_AN_ALLOWED_FILE] });
+  };
+  const type = await fileTypeFromBuffer(bytes);
+  let mime: string;
+  let ext: string;
+  if (type) {
+    if ((IMAGE_MIME_TYPES as readonly string[]).includes(type.mime)) {
+      checkDimensions(bytes, limits, field);
+      return { bytes, mime: type.mime, ext: type.ext, name: cleanFileName(filename, type.ext), isImage: true };
+    }
+    if (!DOCUMENT_MIMES.has(type.mime)) return refuse();
+    mime = type.mime;
+    ext = type.ext;
+  } else {
+    if (!isPlainText(bytes)) return refuse();
+    ext = /\.csv$/i.test(filename ?? '') ? 'csv' : 'txt';
+    mime = DOCUMENT_TYPES[ext as 'csv' | 'txt'];
+  }
+  return { bytes, mime, ext, name: cleanFileName(filename, ext), isImage: false };
+}
+
+/** UTF-8 text with no NUL or other control characters (tab, line breaks, form feed allowed), and no markup a browser would render. */
+function isPlainText(bytes: Buffer): boolean {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return false;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) return false;
+  const head = text.slice(0, 1024).replace(/^\ufeff/, '').trimStart().toLowerCase();
+  return !/^<(!doctype|html|head|body|script|svg|\?xml|iframe|meta|!--)/.test(head) && !/<(script|html|svg|iframe)[\s>/]/.test(text.slice(0, 4096).toLowerCase());
+}
+
+/** The sender's name without folders or control characters, at most MAX_FILE_NAME characters, ending in the sniffed type's extension. */
+export function cleanFileName(filename: string | undefined, ext: string): string {
+  const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  let stem = base.replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '').trim().replace(/^\.+/, '');
+  const dot = stem.lastIndexOf('.');
+  if (dot > 0 && stem.slice(dot + 1).toLowerCase() === ext) stem = stem.slice(0, dot);
+  else if (dot > 0 && ['jpeg', 'jpg'].includes(stem.slice(dot + 1).toLowerCase()) && ext === 'jpg') stem = stem.slice(0, dot);
+  stem = stem.slice(0, MAX_FILE_NAME - ext.length - 1) || 'file';
+  return `${stem}.${ext}`;
 }

@@ -60,13 +60,14 @@ export class Storage {
    * would be exceeded, 422 when its header claims too many pixels. Returns the relative path.
    * `thumbnail: false` for images never shown large (the widget's avatar).
    */
-  async save(accountId: string, bytes: Buffer, ext: string, opts: { thumbnail?: boolean } = {}): Promise<string> {
-    const withThumbnail = opts.thumbnail !== false;
+  async save(accountId: string, bytes: Buffer, ext: string, opts: { thumbnail?: boolean; document?: boolean } = {}): Promise<string> {
+    // A document (issue 13: already sniffed, uploads.ts sniffFile) has no pixels and no thumbnail.
+    const withThumbnail = opts.thumbnail !== false && !opts.document;
     const { config, db } = this.deps;
-    const dims = checkDimensions(bytes, config);
+    const dims = opts.document ? undefined : checkDimensions(bytes, config);
     let thumbnail: Buffer | undefined;
     try {
-      thumbnail = withThumbnail ? await this.thumbnailer.make(bytes, ext, dims, config) : undefined;
+      thumbnail = withThumbnail && dims ? await this.thumbnailer.make(bytes, ext, dims, config) : undefined;
     } catch (err) {
       // A file whose header is fine but whose pixels do not decode: shown as it is.
       this.deps.log.warn({ err }, 'thumbnail failed');

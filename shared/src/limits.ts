@@ -31,3 +31,33 @@ export const MAX_GREETING = 500;
 export const MAX_URL = 2048;
 /** 413 to an upload that would take the account over its plan's storage quota. */
 export const STORAGE_QUOTA_REACHED = "This account's storage is full: its plan's storage quota is used up. Upgrade the plan to store more files.";
+
+/**
+ * Issue 13: documents besides images, in chat (widget and console), under the images' 5 MB
+ * limit. Their type is decided by the bytes (text by its content and its name's extension), never
+ * by the declared type; they are served as attachments.
+ */
+export const CHAT_FILE_TOO_LARGE = 'File size should be less than 5MB';
+export const NOT_AN_ALLOWED_FILE = 'Only images, PDF, TXT, CSV, DOCX and XLSX files are allowed';
+/** Document types by extension (the extension a stored document always gets). */
+export const DOCUMENT_TYPES = {
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
+/** The file inputs' `accept` for documents. */
+export const DOCUMENT_ACCEPT = `.${Object.keys(DOCUMENT_TYPES).join(',.')},${Object.values(DOCUMENT_TYPES).join(',')}`;
+/** Longest file name kept (characters, extension included). */
+export const MAX_FILE_NAME = 120;
+/** Shown as the conversation's last message when a message is only a document. */
+export const FILE_PLACEHOLDER = '[file]';
+/** A message's attachment is a document (a file chip), not an image (a preview); images stored before issue 13 have no type. */
+export const isDocumentType = (fileType: string): boolean => fileType !== '' && !fileType.startsWith('image/');
+/** "12 KB", "1.4 MB": a file's size for its chip. */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -137,6 +137,14 @@ export interface MessageDto {
   visitor_id: string;
   message: string;
   file_path: string;
+  /**
+   * Issue 13: the attachment's name, sniffed MIME type and size in bytes ('', '', 0 without one;
+   * images stored before have '' type). The server always sends them; optional so a client's
+   * local (not yet sent) message need not invent them.
+   */
+  file_name?: string;
+  file_type?: string;
+  file_size?: number;
   sender_type: SenderType;
   author_id: number | null;
   author_name: string | null;

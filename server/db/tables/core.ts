@@ -114,6 +114,13 @@ export const widgetSettings = pgTable('widget_settings', {
   followUpGreeting: text('follow_up_greeting').notNull().default('Feel free to ask any questions!'),
   /** Hides the widget's 'Powered by Parley' credit; honoured only while the plan allows it. */
   hideBranding: boolean('hide_branding').notNull().default(false),
+  /** Issue 13 (0024): '' follows the visitor's browser; otherwise the widget's language code. */
+  language: text('language').notNull().default(''),
+  /** Issue 13 (0024): greetings per language code; the default greetings above otherwise. */
+  greetingsByLanguage: jsonb('greetings_by_language')
+    .$type<Record<string, { initial_greeting: string; follow_up_greeting: string }>>()
+    .notNull()
+    .default({}),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -254,6 +261,10 @@ export const messages = pgTable(
     authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
     message: text('message').notNull().default(''),
     filePath: text('file_path').notNull().default(''),
+    /** Issue 13 (0024): the attachment's cleaned name, sniffed type and size ('' / '' / 0: none). */
+    fileName: text('file_name').notNull().default(''),
+    fileType: text('file_type').notNull().default(''),
+    fileSize: integer('file_size').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [

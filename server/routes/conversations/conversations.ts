@@ -7,7 +7,7 @@ import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
 import { HttpError, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
-import { readForm } from '../../plugins/uploads.js';
+import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { findVisibleVisitor } from '../../policies/conversations.js';
 import { presentMessage } from '../../presenters/message.js';
@@ -51,10 +51,10 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
   );
 
   app.post('/messages', { schema: { tags: ['conversations'], ...secured }, onRequest: authenticate }, async (request, reply) => {
-    const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
+    const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE, ...CHAT_DOCUMENTS });
     const input = parseOrThrow(consoleMessageSchema, form.fields);
-    if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
-    if (form.image) authorize(request.actor, 'images.attach');
+    if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
+    if (form.image || form.file) authorize(request.actor, 'images.attach');
     const { visitor } = await findVisibleVisitor(app.db, request.actor, input.visitor_id);
     const result = await sendMessage(app, {
       visitor,
@@ -62,6 +62,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
       author: request.actor,
       text: input.message,
       image: form.image,
+      file: form.file,
       clientId: input.client_id,
     });
     const data = presentMessage(result.message, visitor.id, result.authorName);

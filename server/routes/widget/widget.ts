@@ -18,7 +18,7 @@ import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
 import { accounts, conversations, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
-import { readForm } from '../../plugins/uploads.js';
+import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
@@ -73,9 +73,9 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     '/widget/messages',
     { schema: { tags: ['widget'], ...visitorSecured }, onRequest: authenticateVisitor },
     async (request, reply) => {
-      const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
+      const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE, ...CHAT_DOCUMENTS });
       const input = parseOrThrow(widgetMessageSchema, form.fields);
-      if (!input.message && !form.image) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
+      if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
       await assertVisitorCanChat(app, visitor, new Date());
       const result = await sendMessage(app, {
@@ -84,6 +84,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
         author: null,
         text: input.message,
         image: form.image,
+        file: form.file,
         clientId: input.client_id,
       });
       const data = presentMessage(result.message, visitor.id, result.authorName);
