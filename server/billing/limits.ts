@@ -181,6 +181,17 @@ export async function assertVisitorCanChat(
   }
 }
 
+/**
+ * Before an agent's message (console "Start Chat", issue 16): a message to a visitor without a
+ * conversation starts a chat, so it counts against the plan's monthly limit exactly like a
+ * visitor's first message (same lock and claim). A conversation that exists, even one opened by
+ * the offline form, takes the reply (answering it is the owner's choice, never counted).
+ */
+export async function assertAgentCanStartChat(deps: { db: Db; events: DomainEvents }, visitor: { id: string; accountId: string }, now: Date): Promise<void> {
+  const [open] = await deps.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitor.id)).limit(1);
+  if (!open) await assertVisitorCanChat(deps, visitor, now);
+}
+
 /** This month's chats plus the claims of first messages whose conversation may not exist yet (one visitor counts once). */
 async function chatsThisMonthWithClaims(tx: Tx, accountId: string, now: Date): Promise<number> {
   const { start, end } = monthOf(now);

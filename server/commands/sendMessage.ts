@@ -3,6 +3,7 @@ import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { conversations, messages, outbox, users, visitors } from '../db/schema.js';
 import type { JobQueue } from '../jobs/types.js';
+import { assertAgentCanStartChat } from '../billing/limits.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
 import { writeOutbox } from '../outbox/outbox.js';
 import { FILE_PLACEHOLDER } from '@parley/shared';
@@ -83,6 +84,8 @@ async function findByClientId(db: Tx, visitorId: string, clientId: string): Prom
  * transaction. Callers emit real-time events after it returns.
  */
 export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<SendMessageResult> {
+  // An agent's message to a visitor without a conversation starts a chat: the plan's limit applies.
+  if (input.senderType === 'user') await assertAgentCanStartChat(deps, input.visitor, new Date());
   const facts = {
     accountId: input.visitor.accountId,
     senderType: input.senderType,

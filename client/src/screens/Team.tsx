@@ -1,5 +1,5 @@
 import { addMemberSchema, type TeamMemberDto } from '@parley/shared';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { Icon } from '../components/icons';
 import { Banner, Button, Dialog, SelectField, Spinner, TextField } from '../components/ui';
@@ -7,7 +7,7 @@ import { ApiError, joinFieldErrors } from '../lib/api';
 import { avatarStyle, initial } from '../lib/format';
 import { useFormFields, validate } from '../lib/validate';
 import { isAdmin, useAuth } from '../stores/auth';
-import { useTeam } from '../stores/team';
+import { type AssignableUser, useTeam } from '../stores/team';
 
 const EMPTY_FORM = { name: '', email: '', password: '', role_id: '' };
 
@@ -68,22 +68,49 @@ function AddMemberDialog({ open, onClose }: { open: boolean; onClose: () => void
 }
 
 function AssignDialog({ member, onClose }: { member: TeamMemberDto | null; onClose: () => void }) {
-  const { users, loadUsers, assign } = useTeam();
+  const { users, usersNext, usersLoading, loadUsers, loadMoreUsers, loadAssignments, assign } = useTeam();
   const [picked, setPicked] = useState<Set<string>>(new Set());
+  // The member's whole assignment (all pages): saving replaces the set, so it must be complete.
+  const [assigned, setAssigned] = useState<AssignableUser[] | null>(null);
+  const [query, setQuery] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (!member) return;
-    setPicked(new Set(member.assigned_users.map((u) => u.id)));
+    let live = true;
+    setAssigned(null);
+    setPicked(new Set());
+    setQuery('');
     setError('');
-    void loadUsers();
-  }, [member, loadUsers]);
+    void loadUsers('');
+    loadAssignments(member.id).then(
+      (list) => {
+        if (!live) return;
+        setAssigned(list);
+        setPicked(new Set(list.map((u) => u.id)));
+      },
+      (e: unknown) => {
+        console.error('Failed to load assigned users', e);
+        if (live) setError('Failed to load assigned users. Please try again.');
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [member, loadUsers, loadAssignments]);
+
+  // Search as the owner types (a short pause first).
+  useEffect(() => {
+    if (!member) return;
+    const timer = setTimeout(() => void loadUsers(query), 250);
+    return () => clearTimeout(timer);
+  }, [query, member, loadUsers]);
 
   const toggle = (id: string) => setPicked((s) => { const n = new Set(s); if (n.has(id)) n.delete(id); else n.add(id); return n; });
 
   const onSave = async () => {
-    if (!member) return;
+    if (!member || assigned === null) return;
     setBusy(true);
     setError('');
     try {
@@ -98,6 +125,14 @@ function AssignDialog({ member, onClose }: { member: TeamMemberDto | null; onClo
     }
   };
 
+  // Assigned users first (they may be on pages not loaded yet), then the rest as loaded.
+  const shown = useMemo(() => {
+    const list = [...(query.trim() ? [] : (assigned ?? []))];
+    const seen = new Set(list.map((u) => u.id));
+    for (const u of users) if (!seen.has(u.id)) list.push(u);
+    return list;
+  }, [assigned, users, query]);
+
   return (
     <Dialog
       open={member !== null}
@@ -107,24 +142,40 @@ function AssignDialog({ member, onClose }: { member: TeamMemberDto | null; onClo
       footer={
         <>
           <Button variant="secondary" onClick={onClose}>Cancel</Button>
-          <Button busy={busy} onClick={onSave}>{busy ? 'Saving...' : 'Save Assignment'}</Button>
+          <Button busy={busy} disabled={assigned === null} onClick={onSave}>{busy ? 'Saving...' : 'Save Assignment'}</Button>
         </>
       }
     >
       {error && <Banner kind="error">{error}</Banner>}
-      {users.length === 0 ? (
-        <p className="muted">No users to assign yet. Users appear once visitors start conversations.</p>
+      <input
+        type="search"
+        className="input"
+        placeholder="Search users..."
+        aria-label="Search users"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+        style={{ marginBottom: 12, width: '100%' }}
+      />
+      {assigned === null ? (
+        <p className="muted">Loading assigned users...</p>
+      ) : shown.length === 0 ? (
+        <p className="muted">{query.trim() ? 'No users match your search.' : 'No users to assign yet. Users appear once visitors start conversations.'}</p>
       ) : (
-        <fieldset style={{ border: 'none', padding: 0, margin: 0 }}>
+        <fieldset style={{ border: 'none', padding: 0, margin: 0, maxHeight: 360, overflowY: 'auto' }}>
           <legend className="sr-only">Users</legend>
           <div className="checkbox-row" style={{ flexDirection: 'column', gap: 10 }}>
-            {users.map((u) => (
+            {shown.map((u) => (
               <label key={u.id}>
                 <input type="checkbox" checked={picked.has(u.id)} onChange={() => toggle(u.id)} />
                 {u.name || 'Anonymous'}
               </label>
             ))}
           </div>
+          {usersNext && (
+            <Button variant="ghost" size="sm" busy={usersLoading} onClick={() => void loadMoreUsers()} style={{ marginTop: 8 }}>
+              Load more users
+            </Button>
+          )}
         </fieldset>
       )}
     </Dialog>
@@ -219,7 +270,12 @@ export default function Team() {
                           {m.assigned_users.length === 0 ? (
                             <span className="muted">None</span>
                           ) : (
-                            <div className="chip-list">{m.assigned_users.map((u) => <span key={u.id} className="badge badge-gray">{u.name || 'Anonymous'}</span>)}</div>
+                            <div className="chip-list">
+                              {m.assigned_users.map((u) => <span key={u.id} className="badge badge-gray">{u.name || 'Anonymous'}</span>)}
+                              {(m.assigned_count ?? 0) > m.assigned_users.length && (
+                                <span className="badge badge-gray">+{(m.assigned_count ?? 0) - m.assigned_users.length} more</span>
+                              )}
+                            </div>
                           )}
                         </td>
                         <td>

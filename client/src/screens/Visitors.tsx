@@ -1,102 +1,109 @@
 import { Link } from '@tanstack/react-router';
-import type { VisitorDto } from '@parley/shared';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { Icon } from '../components/icons';
 import { Banner, Button, Dialog, Spinner } from '../components/ui';
-import { avatarStyle, initial, shortDateTime } from '../lib/format';
-import { countCountries, useVisitors } from '../stores/visitors';
+import { OnlineNow } from '../components/visitors/OnlineNow';
+import { VisitorCard, VisitorDetails, visitorName } from '../components/visitors/VisitorCard';
+import { VisitorFilters } from '../components/visitors/VisitorFilters';
+import { initial, shortDateTime } from '../lib/format';
+import { type VisitorRow, useVisitors } from '../stores/visitors';
 
-const name = (v: VisitorDto) => v.name?.trim() || 'Anonymous';
-
-function Details({ v }: { v: VisitorDto }) {
-  return (
-    <dl className="kv">
-      <div>
-        <dt><Icon.mail /> Email</dt>
-        <dd>{v.email || 'N/A'}</dd>
-      </div>
-      <div>
-        <dt><Icon.globe /> Country</dt>
-        <dd>{v.country || 'Unknown'}</dd>
-      </div>
-      <div>
-        <dt>IP</dt>
-        <dd>{v.ip || 'N/A'}</dd>
-      </div>
-    </dl>
-  );
-}
-
-/** Visitors management (SPEC.md section 2 /visitors). */
+/** Visitors management (SPEC.md section 2 /visitors; issue 16: online now, search, filters, paging). */
 export default function Visitors() {
-  const { visitors, loading, error, load } = useVisitors();
-  const [open, setOpen] = useState<VisitorDto | null>(null);
+  const s = useVisitors();
+  const [open, setOpen] = useState<VisitorRow | null>(null);
+  const sentinel = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    void load();
-  }, [load]);
+    const st = useVisitors.getState();
+    void st.load();
+    void st.loadOnline();
+    void st.loadCountries();
+    return st.connect();
+  }, []);
 
+  // The next page loads when the end of the list scrolls into view.
+  const hasMore = Boolean(s.nextCursor);
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || !hasMore || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) void useVisitors.getState().loadMore();
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [hasMore]);
+
+  const start = (v: VisitorRow) => useVisitors.getState().remember(v);
+  const anyFilter = Boolean(s.filters.q.trim() || s.filters.online || s.filters.country || s.filters.has_conversation);
   const stats = [
-    { label: 'Total Visitors', value: String(visitors.length), icon: Icon.users },
-    { label: 'Countries', value: String(countCountries(visitors)), icon: Icon.globe },
-    { label: 'Last Visit', value: visitors[0] ? shortDateTime(visitors[0].created_at) : 'N/A', icon: Icon.clock },
+    { label: 'Total Visitors', value: String(s.accountTotal), icon: Icon.users },
+    { label: 'Countries', value: String(s.countries), icon: Icon.globe },
+    { label: 'Last Visit', value: s.visitors[0] ? shortDateTime(s.visitors[0].created_at) : 'N/A', icon: Icon.clock },
   ];
 
   return (
     <>
       <PageHeader title="Visitors" subtitle="Everyone who has opened the chat widget on your website" actions={<BellButton />} />
-      {error && <Banner kind="error">{error}</Banner>}
+      {s.error && <Banner kind="error">{s.error}</Banner>}
       <div className="grid grid-3" style={{ marginBottom: 24 }}>
-        {stats.map((s, i) => (
-          <div key={s.label} className="card stat-card">
+        {stats.map((c, i) => (
+          <div key={c.label} className="card stat-card">
             <div className="stat-top">
-              <span className="stat-label">{s.label}</span>
+              <span className="stat-label">{c.label}</span>
               <span className={`stat-icon c${i}`} aria-hidden="true">
-                <s.icon />
+                <c.icon />
               </span>
             </div>
-            <div className="stat-value" style={{ fontSize: s.label === 'Last Visit' ? 22 : undefined }}>
-              {s.value}
+            <div className="stat-value" style={{ fontSize: c.label === 'Last Visit' ? 22 : undefined }}>
+              {c.value}
             </div>
           </div>
         ))}
       </div>
-      {loading ? (
+      <OnlineNow onStart={start} />
+      <VisitorFilters />
+      {s.loading ? (
         <div className="card loading-block">
           <Spinner />
           <p>Loading visitors...</p>
         </div>
-      ) : visitors.length === 0 ? (
+      ) : s.visitors.length === 0 ? (
         <div className="card empty">
           <div className="empty-icon">
             <Icon.users />
           </div>
-          <h2>No visitors found</h2>
-          <p>Visitors will appear here when they visit your website.</p>
+          {anyFilter ? (
+            <>
+              <h2>No visitors match</h2>
+              <p>Try another search or filter.</p>
+            </>
+          ) : (
+            <>
+              <h2>No visitors found</h2>
+              <p>Visitors will appear here when they visit your website.</p>
+            </>
+          )}
         </div>
       ) : (
-        <ul className="grid grid-3" style={{ listStyle: 'none', padding: 0, margin: 0 }} aria-label="Visitor list">
-          {visitors.map((v, i) => (
-            <li key={v.id} className="card visitor-card">
-              <div className="visitor-head">
-                <span className={`avatar avatar-md ${avatarStyle(i)}`} aria-hidden="true">
-                  {initial(v.name)}
-                </span>
-                <div style={{ minWidth: 0 }}>
-                  <h2 className="visitor-name" style={{ fontSize: 15.5 }}>
-                    {name(v)}
-                  </h2>
-                  <div className="visitor-time">{shortDateTime(v.created_at)}</div>
-                </div>
-              </div>
-              <Details v={v} />
-              <Button variant="secondary" size="sm" onClick={() => setOpen(v)} aria-label={`View Details of ${name(v)}`}>
-                View Details
+        <>
+          <p className="muted" aria-live="polite" style={{ marginTop: 0 }}>
+            Showing {s.visitors.length} of {s.total} {s.total === 1 ? 'visitor' : 'visitors'}
+          </p>
+          <ul className="grid grid-3" style={{ listStyle: 'none', padding: 0, margin: 0 }} aria-label="Visitor list">
+            {s.visitors.map((v, i) => (
+              <VisitorCard key={v.id} v={v} index={i} onDetails={() => setOpen(v)} onStart={() => start(v)} />
+            ))}
+          </ul>
+          <div ref={sentinel} style={{ display: 'flex', justifyContent: 'center', padding: 16 }}>
+            {hasMore && (
+              <Button variant="secondary" busy={s.loadingMore} onClick={() => void s.loadMore()}>
+                Load more visitors
               </Button>
-            </li>
-          ))}
-        </ul>
+            )}
+          </div>
+        </>
       )}
       <Dialog
         open={open !== null}
@@ -107,7 +114,7 @@ export default function Visitors() {
             <Button variant="secondary" onClick={() => setOpen(null)}>
               Close
             </Button>
-            <Link to="/conversations" search={open ? { visitor: open.id } : {}} className="btn btn-primary btn-md">
+            <Link to="/conversations" search={open ? { visitor: open.id } : {}} className="btn btn-primary btn-md" onClick={() => open && start(open)}>
               <Icon.chat /> Start Chat
             </Link>
           </>
@@ -121,12 +128,12 @@ export default function Visitors() {
               </span>
               <div>
                 <div className="visitor-name" style={{ fontSize: 18 }}>
-                  {name(open)}
+                  {visitorName(open)}
                 </div>
                 <div className="visitor-time">Visited {shortDateTime(open.created_at)}</div>
               </div>
             </div>
-            <Details v={open} />
+            <VisitorDetails v={open} />
           </div>
         )}
       </Dialog>

@@ -1,4 +1,4 @@
-import type { AddMemberInput, TeamMemberDto } from '@parley/shared';
+import type { AddMemberInput, AssignableUserPage, TeamMemberDto, TeamMemberListDto } from '@parley/shared';
 import { create } from 'zustand';
 import { api, unwrap } from '../lib/api';
 
@@ -11,15 +11,37 @@ export interface AssignableUser {
   name: string;
 }
 
+const USERS_PAGE = 50;
+const ASSIGNMENTS_PAGE = 100;
+
+async function fetchUsers(path: string, q: string, cursor: string | null, limit = USERS_PAGE): Promise<AssignableUserPage> {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (q.trim()) params.set('q', q.trim());
+  if (cursor) params.set('cursor', cursor);
+  const body = await api.get<AssignableUserPage>(`${path}?${params}`);
+  unwrap(body);
+  return { ...body, data: Array.isArray(body.data) ? body.data : [] };
+}
+
 /** Team management (SPEC.md sections 4 "Team" and 7). Actions throw ApiError to the screen. */
 interface TeamState {
-  members: TeamMemberDto[];
+  /** `assigned_users` is a preview (the newest few); `assigned_count` counts them all (issue 16). */
+  members: (TeamMemberDto & Partial<Pick<TeamMemberListDto, 'assigned_count'>>)[];
   roles: Role[];
+  /** The website users loaded so far (pages of USERS_PAGE, newest conversation first), for `usersQuery`. */
   users: AssignableUser[];
+  usersQuery: string;
+  usersNext: string | null;
+  usersTotal: number;
+  usersLoading: boolean;
   loading: boolean;
   error: string;
   load: () => Promise<void>;
-  loadUsers: () => Promise<void>;
+  /** First page of website users matching `q` (name/email words). */
+  loadUsers: (q?: string) => Promise<void>;
+  loadMoreUsers: () => Promise<void>;
+  /** Every website user assigned to the member (all pages): the dialog edits the whole set. */
+  loadAssignments: (memberId: number) => Promise<AssignableUser[]>;
   add: (input: AddMemberInput) => Promise<TeamMemberDto>;
   assign: (memberId: number, userIds: string[]) => Promise<TeamMemberDto>;
   remove: (memberId: number) => Promise<void>;
@@ -29,6 +51,10 @@ export const useTeam = create<TeamState>((set, get) => ({
   members: [],
   roles: [],
   users: [],
+  usersQuery: '',
+  usersNext: null,
+  usersTotal: 0,
+  usersLoading: false,
   loading: false,
   error: '',
 
@@ -46,13 +72,44 @@ export const useTeam = create<TeamState>((set, get) => ({
     }
   },
 
-  loadUsers: async () => {
+  loadUsers: async (q = '') => {
+    set({ usersQuery: q, usersLoading: true });
     try {
-      const users = unwrap<AssignableUser[]>(await api.get('/api/vms/users'));
-      set({ users: Array.isArray(users) ? users : [] });
+      const page = await fetchUsers('/api/vms/users', q, null);
+      if (get().usersQuery !== q) return; // a newer search replaced this one
+      set({ users: page.data, usersNext: page.next_cursor, usersTotal: page.total });
     } catch (e) {
       console.error('Failed to load users', e);
+    } finally {
+      if (get().usersQuery === q) set({ usersLoading: false });
     }
+  },
+
+  loadMoreUsers: async () => {
+    const { usersNext, usersQuery, usersLoading } = get();
+    if (!usersNext || usersLoading) return;
+    set({ usersLoading: true });
+    try {
+      const page = await fetchUsers('/api/vms/users', usersQuery, usersNext);
+      if (get().usersQuery !== usersQuery) return;
+      const known = new Set(get().users.map((u) => u.id));
+      set({ users: [...get().users, ...page.data.filter((u) => !known.has(u.id))], usersNext: page.next_cursor, usersTotal: page.total });
+    } catch (e) {
+      console.error('Failed to load users', e);
+    } finally {
+      set({ usersLoading: false });
+    }
+  },
+
+  loadAssignments: async (memberId) => {
+    const all: AssignableUser[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: AssignableUserPage = await fetchUsers(`/api/vms/team/${memberId}/assignments`, '', cursor, ASSIGNMENTS_PAGE);
+      all.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return all;
   },
 
   add: async (input) => {

@@ -1,3 +1,4 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visitors } from '../../db/schema.js';
 import { hashToken, newToken } from '../../services/secrets.js';
@@ -166,5 +167,22 @@ describe('GET /api/vms/visitor role scoping and isolation', () => {
     expect((await list(o.token, '?limit=1')).body.total).toBe(5);
     expect((await list(other.token, '?limit=10')).body).toMatchObject({ total: 1 });
     expect((await list(other.token, '?q=mia')).body.data).toHaveLength(1);
+  });
+});
+
+describe('GET /api/vms/visitor/countries', () => {
+  it("lists the account's known countries with their visitor counts, most first, never another account's", async () => {
+    const o = await buildAccount(t.app);
+    const other = await buildAccount(t.app);
+    await insertVisitors(o.user.account_id, 6, { country: (i) => ['FR', 'DE', 'FR', '', 'FR', 'DE'][i]! });
+    await insertVisitors(other.user.account_id, 2, { country: () => 'JP' });
+    const res = await call(t.app, 'GET', '/api/vms/visitor/countries', { token: o.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'success', data: [{ country: 'FR', count: 3 }, { country: 'DE', count: 2 }] });
+    // A visitor's country changing moves its count (the trigger of 0021).
+    await t.database.db.update(visitors).set({ country: 'IT' }).where(eq(visitors.country, 'DE'));
+    const after = await call(t.app, 'GET', '/api/vms/visitor/countries', { token: o.token });
+    expect(after.body.data).toEqual([{ country: 'FR', count: 3 }, { country: 'IT', count: 2 }]);
+    expect((await call(t.app, 'GET', '/api/vms/visitor/countries')).status).toBe(401);
   });
 });

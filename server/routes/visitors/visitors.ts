@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { authenticate } from '../../plugins/auth.js';
+import { and, desc, eq, gt, ne } from 'drizzle-orm';
+import { visitorCounts } from '../../db/schema.js';
 import { listVisitors, visitorListQuery } from './visitorList.js';
 
 export default async function visitorsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -20,5 +22,20 @@ export default async function visitorsRoutes(fastify: FastifyInstance): Promise<
       onRequest: authenticate,
     },
     async (request) => listVisitors(app, request.actor, request.query),
+  );
+
+  // The country filter's choices: the account's known countries, most visitors first (from the
+  // counters, like the "Countries" card; a number that reveals no row, so every role reads it).
+  app.get(
+    '/visitor/countries',
+    { schema: { tags: ['visitors'], summary: "The account's visitor countries and how many visitors each", security: [{ bearer: [] }] }, onRequest: authenticate },
+    async (request) => {
+      const rows = await app.db
+        .select({ country: visitorCounts.country, count: visitorCounts.n })
+        .from(visitorCounts)
+        .where(and(eq(visitorCounts.accountId, request.actor.accountId), ne(visitorCounts.country, ''), gt(visitorCounts.n, 0)))
+        .orderBy(desc(visitorCounts.n), visitorCounts.country);
+      return { message: 'success', data: rows };
+    },
   );
 }
