@@ -48,6 +48,8 @@ const routeTree = rootRoute.addChildren([
   publicRoute('/features', () => import('./screens/FeaturesPage')),
   publicRoute('/pricing', () => import('./screens/PricingPage')),
   publicRoute('/testimonials', () => import('./screens/TestimonialsPage')),
+  publicRoute('/forgot-password', () => import('./components/security/ForgotPassword')),
+  publicRoute('/reset-password', () => import('./components/security/ResetPassword')),
   appLayout.addChildren([
     appRoute('/dashboard', () => import('./screens/Dashboard')),
     conversationsRoute,
@@ -58,6 +60,7 @@ const routeTree = rootRoute.addChildren([
     appRoute('/documentation', () => import('./screens/Documentation')),
     appRoute('/subscription', () => import('./screens/Subscription')),
     appRoute('/settings', () => import('./screens/Settings')),
+    appRoute('/settings/security', () => import('./components/security/SecurityPage')),
     appRoute('/widget-settings', () => import('./screens/onboarding/WidgetSettings')),
     appRoute('/greetings', () => import('./screens/onboarding/Greetings')),
     appRoute('/account-info', () => import('./screens/onboarding/AccountInfo')),

@@ -6,6 +6,7 @@ import { serverError } from '../lib/api';
 import { useFormFields, validate } from '../lib/validate';
 import { loadShared, useLazyShared } from '../lib/lazyShared';
 import { useAuth } from '../stores/auth';
+import { TwoFactorStep } from '../components/security/TwoFactorStep';
 
 
 export default function Login() {
@@ -13,6 +14,9 @@ export default function Login() {
   const user = useAuth((s) => s.user);
   const loading = useAuth((s) => s.loading);
   const login = useAuth((s) => s.login);
+  const signedIn = useAuth((s) => s.signedIn);
+  // Issue 14: a user with two-factor answers a second step (PRODUCT.md section 11).
+  const [challenge, setChallenge] = useState<{ challenge: string; setup: boolean } | null>(null);
   const { values, errors, setErrors, set } = useFormFields({ email: '', password: '' });
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -37,7 +41,12 @@ export default function Login() {
     setBusy(true);
     submitted.current = true;
     try {
-      await login(res.data);
+      const step = await login(res.data);
+      if ('two_factor_required' in step) {
+        submitted.current = false;
+        setChallenge({ challenge: step.challenge, setup: step.setup_required === true });
+        return;
+      }
       void navigate({ to: '/dashboard' });
     } catch (err) {
       submitted.current = false;
@@ -48,6 +57,23 @@ export default function Login() {
       setBusy(false);
     }
   };
+
+  if (challenge) {
+    return (
+      <AuthFrame headline="Welcome back to Parley" text="Pick up every conversation right where you left it.">
+        <TwoFactorStep
+          challenge={challenge.challenge}
+          setup={challenge.setup}
+          onRestart={() => setChallenge(null)}
+          onDone={(res) => {
+            submitted.current = true;
+            signedIn(res);
+            void navigate({ to: '/dashboard' });
+          }}
+        />
+      </AuthFrame>
+    );
+  }
 
   return (
     <AuthFrame headline="Welcome back to Parley" text="Pick up every conversation right where you left it.">
@@ -71,6 +97,9 @@ export default function Login() {
           {busy ? 'Signing In...' : 'Sign In'}
         </Button>
       </form>
+      <p className="auth-switch">
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
       <p className="auth-switch">
         Don't have an account? <Link to="/register">Create one</Link>
       </p>

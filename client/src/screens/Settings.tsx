@@ -26,6 +26,9 @@ export default function Settings() {
           Prefer a guided tour? <Link to="/widget-settings">Open the setup wizard</Link> with a live preview of your widget.
         </p>
       )}
+      <p className="page-note">
+        <Link to="/settings/security">Security</Link>: two-factor sign-in, active sessions{canDelete ? ', the audit log' : ''}.
+      </p>
       <div className="settings-grid">
         <div className="section-gap">
           <WidgetSettingsForm />

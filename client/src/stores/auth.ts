@@ -1,4 +1,4 @@
-import type { AuthResponse, LoginInput, RegisterInput, UserDto } from '@parley/shared';
+import type { AuthResponse, LoginInput, RegisterInput, TwoFactorChallengeDto, UserDto } from '@parley/shared';
 import { create } from 'zustand';
 import { api, clearToken, getToken, setToken } from '../lib/api';
 
@@ -18,9 +18,12 @@ interface AuthState {
    */
   signingOut: boolean;
   init: () => Promise<void>;
-  login: (input: LoginInput) => Promise<UserDto>;
+  /** The user, or the second step a user with two-factor must answer (issue 14). */
+  login: (input: LoginInput) => Promise<UserDto | TwoFactorChallengeDto>;
   register: (input: RegisterInput) => Promise<UserDto>;
   logout: () => Promise<void>;
+  /** A sign-in finished elsewhere (the two-factor step): keep its token and user. */
+  signedIn: (res: AuthResponse) => void;
   /** Merge fresh user fields (after a profile update). */
   setUser: (patch: Partial<UserDto>) => void;
   /** Re-fetch the current user. */
@@ -61,7 +64,8 @@ export const useAuth = create<AuthState>((set, get) => ({
   },
 
   login: async (input) => {
-    const res = await api.post<AuthResponse>('/api/vms/login', input, { auth: false });
+    const res = await api.post<AuthResponse | TwoFactorChallengeDto>('/api/vms/login', input, { auth: false });
+    if ('two_factor_required' in res) return res;
     setToken(res.token);
     set({ user: res.user, loading: false, initialized: true, signingOut: false });
     initPromise = Promise.resolve();
@@ -87,6 +91,12 @@ export const useAuth = create<AuthState>((set, get) => ({
       set({ user: null, loading: false, initialized: true, signingOut: false });
       initPromise = Promise.resolve();
     }
+  },
+
+  signedIn: (res) => {
+    setToken(res.token);
+    set({ user: res.user, loading: false, initialized: true, signingOut: false });
+    initPromise = Promise.resolve();
   },
 
   setUser: (patch) => {
