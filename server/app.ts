@@ -49,6 +49,7 @@ import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
 import sessionsRoutes from './routes/sessions/sessions.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
+import transcriptRoutes from './routes/transcripts/transcripts.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 import { storageDisposition } from './routes/storage/disposition.js';
 
@@ -230,6 +231,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   // Issue 13, the visitor's side.
   await app.register(widgetRatingRoutes, { prefix: '/api' });
   await app.register(consoleRatingRoutes, { prefix: '/api/vms' });
+  await app.register(transcriptRoutes, { prefix: '/api' });
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   registerMetrics(app);

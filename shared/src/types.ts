@@ -451,3 +451,8 @@ export interface VisitorContextDto {
   /** Private notes about the visitor (the conversation's notes), newest first (at most 20). */
   notes: MessageDto[];
 }
+
+/** Issue 13: POST /api/widget/transcript — sent now (the conversation is resolved) or when it is. */
+export interface TranscriptRequestDto {
+  status: 'sent' | 'scheduled';
+}

@@ -47,7 +47,7 @@ export const sentEmails = pgTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     /** Null for account-wide emails (the monthly chat limit notice). */
     conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply', 'loginAttack', 'emailChange', 'digest', 'passwordReset', 'verifyEmail'] }).notNull(),
+    kind: text('kind', { enum: ['newChat', 'offlineMessage', 'missedChat', 'chatLimit', 'planReminder', 'visitorReply', 'loginAttack', 'emailChange', 'digest', 'passwordReset', 'verifyEmail', 'transcript'] }).notNull(),
     /** 'held': over the account's email budget, waiting for the digest; 'digested': told in one. */
     status: text('status', { enum: ['sending', 'sent', 'held', 'digested'] }).notNull().default('sending'),
     recipient: text('recipient').notNull(),

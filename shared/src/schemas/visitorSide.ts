@@ -31,3 +31,9 @@ export const ratingSettingsSchema = z.object({ enabled: z.boolean({ error: 'enab
 export const ratingSummaryQuery = z.object({
   range: z.enum(['1h', '24h', '7d', '30d'], { error: 'range must be 1h, 24h, 7d or 30d' }).default('30d'),
 });
+
+export const TRANSCRIPT_EMAIL_NEEDED = 'Leave your email first, then ask for the transcript';
+export const TRANSCRIPT_NOTHING_YET = 'There is no conversation to send yet';
+/** Transcripts one conversation may send per hour (the address is the visitor's own word). */
+export const TRANSCRIPTS_PER_HOUR = 3;
+export const TRANSCRIPT_TOO_MANY = 'Too many transcript requests. Please try again later.';
