@@ -52,6 +52,8 @@ import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/rating
 import transcriptRoutes from './routes/transcripts/transcripts.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 import { storageDisposition } from './routes/storage/disposition.js';
+import webhooksRoutes from './routes/webhooks/webhooks.js';
+import { subscribeWebhooks } from './webhooks/subscribe.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -221,6 +223,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(auditRoutes, { prefix: '/api/vms' });
   await app.register(sessionsRoutes, { prefix: '/api/vms' });
   await app.register(apiKeysRoutes, { prefix: '/api/vms' });
+  await app.register(webhooksRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
@@ -239,6 +242,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await registerAi(app);
   await registerRealtime(app);
   registerDrain(app); // SIGTERM: readyz 503, sockets moved away in batches (server/index.ts)
+  subscribeWebhooks(app);
   startSessionExpiry(app);
 
   // Called directly, not registered: its SPA fallback hook must see every request.

@@ -118,6 +118,11 @@ const envSchema = z.object({
   /** Let outbound calls (webhooks, crawler) reach private and loopback addresses (services/outbound.ts). */
   /** Calls one API key may make per minute (issue 14). */
   API_KEY_LIMIT_PER_MINUTE: intInRange(600, 1, 10_000_000),
+  /** Webhooks (issue 14): first retry delay (doubled each time), attempts before a delivery fails, minutes of failing before an endpoint is paused. */
+  WEBHOOK_RETRY_BASE_MS: intInRange(30_000, 10, 3_600_000),
+  WEBHOOK_MAX_ATTEMPTS: intInRange(8, 1, 30),
+  WEBHOOK_PAUSE_AFTER_MINUTES: intInRange(1440, 0, 525_600),
+  WEBHOOK_TIMEOUT_MS: intInRange(10_000, 100, 120_000),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
@@ -247,6 +252,18 @@ export interface JobsConfig {
   emailBudgetSeconds: number;
   /** NOTIFY_DIGEST_SECONDS: at most one digest email per account this often. */
   digestSeconds: number;
+  /** Outbound webhook deliveries (server/webhooks/deliver.ts). */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** An endpoint failing this long (every attempt since) is paused and its owner emailed. */
+  pauseAfterMs: number;
+  timeoutMs: number;
+  /** The SSRF guard's policy (OUTBOUND_ALLOW_PRIVATE). */
+  outbound: { allowPrivate: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -330,6 +347,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailBudget: e.NOTIFY_EMAIL_BUDGET,
       emailBudgetSeconds: e.NOTIFY_EMAIL_BUDGET_SECONDS,
       digestSeconds: e.NOTIFY_DIGEST_SECONDS,
+      webhooks: {
+        retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+        maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+        pauseAfterMs: e.WEBHOOK_PAUSE_AFTER_MINUTES * 60_000,
+        timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+        outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'true' },
+      },
     },
     visitorReplies: { batchSeconds: e.VISITOR_REPLY_BATCH_SECONDS },
     uploads: {

@@ -1,4 +1,4 @@
-import type { JobsConfig } from '../config.js';
+import type { JobsConfig, WebhookSettings } from '../config.js';
 import type { RelaySettings } from '../outbox/relay.js';
 
 export interface JobsSettings {
@@ -14,6 +14,8 @@ export interface JobsSettings {
   relay: RelaySettings;
   /** The owner's notification emails: at most `count` per account within `windowMs`; the rest wait for a digest, at most one per `digestMs`. */
   emailBudget: { count: number; windowMs: number; digestMs: number };
+  /** Outbound webhook deliveries (issue 14). */
+  webhooks: WebhookSettings;
 }
 
 /** The jobs' settings in the units they use, from config.jobs. */
@@ -30,5 +32,6 @@ export function jobsSettings(c: JobsConfig, visitorReplies: { batchSeconds: numb
     // processes left (a crash, Redis down), so it need not look as often as the in-process runner.
     relay: { pollMs: Math.max(c.pollMs, 1000), checkAfterMs: c.outboxCheckSeconds * 1000, deliverTimeoutMs: c.relayTimeoutMs },
     emailBudget: { count: c.emailBudget, windowMs: c.emailBudgetSeconds * 1000, digestMs: c.digestSeconds * 1000 },
+    webhooks: c.webhooks,
   };
 }

@@ -67,6 +67,8 @@ export interface DomainEventMap {
   };
   /** A member changed availability (online/away): the account's widgets may need to know. */
   'agents.availabilityChanged': { accountId: string };
+  /** A visitor rated a conversation (issue 14 webhooks: `rating.given`). `rating` is the RatingDto. */
+  'rating.given': { accountId: string; conversation: Row<typeof conversations>; visitor: Row<typeof visitors>; rating: Record<string, unknown> };
   /** A visitor's new chat was refused: the account used its plan's chats of `month` ('YYYY-MM', UTC). */
   'chat.limitReached': { accountId: string; month: string };
 }

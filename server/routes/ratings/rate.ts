@@ -104,7 +104,9 @@ export async function rateConversation(deps: { db: Db; events: DomainEvents }, v
     line: outcome.line,
     lineAuthorName: null,
   });
-  return presentRating(outcome.rating);
+  const rating = presentRating(outcome.rating);
+  await deps.events.emit('rating.given', { accountId: visitor.accountId, conversation: outcome.conversation, visitor, rating: { ...rating } });
+  return rating;
 }
 
 /** Average score (one decimal) and count of the ratings matching `where`. */
