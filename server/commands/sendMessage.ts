@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
-import { conversations, messages, outbox, users, visitors } from '../db/schema.js';
+import { conversations, messages, outbox, pushOutbox, users, visitors } from '../db/schema.js';
 import type { JobQueue } from '../jobs/types.js';
 import { assertAgentCanStartChat } from '../billing/limits.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
@@ -169,6 +169,8 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
       if (!existing) throw new Error('message conflict without a stored message');
       return repeat(tx, existing, visitor);
     }
+    // The push this message is owed, written with it (outbox/pushRelay.ts: relayed if this node dies before pushing).
+    await tx.insert(pushOutbox).values({ messageId: inserted.id });
 
     const fromVisitor = input.senderType === 'visitor';
     // A visitor writing reopens a pending (snoozed) or resolved conversation, with a system line.
@@ -284,6 +286,10 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
     where j.cond = 'always' or (j.cond = 'firstUnread' and upd.unread_count <= 1)
     on conflict (dedupe_key) where status in ('pending', 'relayed') do nothing
     returning id
+  ),
+  -- The push this message is owed (outbox/pushRelay.ts), written by the same statement.
+  po as (
+    insert into ${pushOutbox} (message_id) select id from ins
   )
   select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c, (select count(*)::int from ob) as jobs`);
 

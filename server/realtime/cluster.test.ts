@@ -155,7 +155,7 @@ describe('two nodes through Redis', () => {
     await live;
   }, 120_000);
 
-  it('node A killed outright (SIGKILL) while the visitor writes: it resends its outbox on B; nothing lost, nothing doubled, the agent catches up', async () => {
+  it('node A killed outright (SIGKILL) while the visitor writes: it resends its outbox on B; nothing lost, nothing doubled, every message reaches the agent live', async () => {
     const nodeA = await spawnNode();
     const visitor = await buildVisitor(B.app, owner.widgetKey, { name: 'Killed Node' });
     const agent = await agentOn(B);
@@ -170,7 +170,8 @@ describe('two nodes through Redis', () => {
     const TOTAL = 40;
     const outbox = Array.from({ length: TOTAL }, (_, i) => ({ message: `note ${i}`, client_id: `kill-${i}` }));
     const ackedOnA = new Map<string, number>();
-    let resync: Promise<unknown> | undefined;
+    let resyncs = 0;
+    agent.on(EVENTS.syncRequired, () => resyncs++);
     const WARM = 10; // acked one by one before the stream
     for (const [i, payload] of outbox.entries()) {
       const acked = new Promise<void>((resolve) =>
@@ -183,7 +184,6 @@ describe('two nodes through Redis', () => {
       else await new Promise((r) => setTimeout(r, 2));
       if (i === WARM + 5) {
         nodeA.child.kill('SIGKILL'); // mid-stream: some stored, some in flight, the rest never sent
-        resync = next(agent, EVENTS.syncRequired, () => true, 15_000);
       }
     }
     await new Promise((r) => nodeA.child.exitCode !== null || nodeA.child.signalCode !== null ? r(null) : nodeA.child.once('exit', r));
@@ -207,13 +207,16 @@ describe('two nodes through Redis', () => {
     expect(stored).toHaveLength(TOTAL);
     for (const m of stored) expect(finalIds.get(m.client_id!)).toBe(m.id);
 
-    // Pushes are never doubled. Those A stored but never published cannot come live: node B
-    // notices A's silence and tells its clients to refetch (the console and widget reload).
-    expect(new Set(pushed).size).toBe(pushed.length);
-    for (const id of pushed) expect(finalIds.has(stored.find((m) => m.id === id)?.client_id ?? ''), String(id)).toBe(true);
-    await resync;
-    const refetched = (await call(B.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: owner.token })).body.data as MessageDto[];
-    expect(refetched.map((m) => m.id)).toEqual(stored.map((m) => m.id));
+    // Every stored message reaches the agent live: those A stored but never published are pushed
+    // from push_outbox by B (issue 15), with no reload asked (past A's 4 s heartbeat timeout).
+    // A message A published just before dying may be pushed once more (its row was not deleted
+    // yet): at least once, merged by id by every client.
+    const deadline = Date.now() + 6000;
+    while (Date.now() < deadline && !stored.every((m) => pushed.includes(m.id))) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+    expect([...new Set(pushed)].sort((x, y) => x - y)).toEqual(stored.map((m) => m.id));
+    for (const id of new Set(pushed)) expect(pushed.filter((p) => p === id).length, String(id)).toBeLessThanOrEqual(2);
+    expect(resyncs).toBe(0);
   }, 120_000);
 
   it('history check: concurrent senders with retries on both nodes; every acked message stored once, in id order, seen alike by every receiver', async () => {

@@ -61,14 +61,13 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     });
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
-    // A node that died may have stored messages whose pushes never left it: clients refetch.
+    // A node that died may have stored messages whose pushes never left it (relayed from push_outbox).
     const nodes = await watchNodes({
       pub,
       sub,
-      onNodeLost: (nodeId) => {
-        app.log.warn({ nodeId }, 'a node stopped without closing: asking clients to resync');
-        io.local.emit(EVENTS.syncRequired, {});
-      },
+      // Its stored-but-unpushed messages are pushed from push_outbox by any live node within a
+      // second (outbox/pushRelay.ts): no client is asked to reload.
+      onNodeLost: (nodeId) => app.log.warn({ nodeId }, 'a node stopped without closing; its owed pushes are relayed from push_outbox'),
       onError: (err) => app.log.warn({ err }, 'node heartbeat failed'),
     });
     // After preClose (which marks the node closing): say goodbye, then quit.

@@ -1,12 +1,49 @@
-import { eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { EVENTS } from '@parley/shared';
-import { conversations, visitors } from '../db/schema.js';
+import type { Tx } from '../db/client.js';
+import { conversations, messages, users, visitors } from '../db/schema.js';
+import { PushRelay } from '../outbox/pushRelay.js';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
 import { isVisibleToVisitor } from '../policies/messages.js';
 import { forgetPresence, isAgentOnline } from '../services/presence.js';
+import type { DomainEventMap } from '../services/domainEvents.js';
 import { conversationAudience, rooms, visitorAudience } from './audience.js';
+
+type StoredMessage = Omit<DomainEventMap['message.stored'], 'accountId'>;
+
+/** A stored chat message to its audience: the consoles that may see it, and the visitor's room. */
+function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated }: StoredMessage): void {
+  const io = app.io;
+  const messageDto = presentMessage(message, visitor.id, authorName);
+  const conversationDto = presentConversation(conversation, visitor);
+  const audience = conversationAudience(conversation);
+  // Consoles get the conversation with the message (one publish per message); a new
+  // conversation is announced on its own for the screens that only list conversations.
+  io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
+  if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
+  if (isVisibleToVisitor(message)) io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+  app.metrics?.pushed(message.createdAt);
+}
+
+/** The push relay's side: messages another node stored and never pushed, loaded and pushed now (with the conversation as it is now). */
+async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[]): Promise<number> {
+  if (app.realtimeClosing()) throw new Error('closing: another node pushes them');
+  const rows = await tx
+    .select({ message: messages, conversation: conversations, visitor: visitors, authorName: users.name })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
+    .leftJoin(users, eq(users.id, messages.authorId))
+    .where(inArray(messages.id, messageIds))
+    .orderBy(asc(messages.id));
+  for (const row of rows) pushStoredMessage(app, { ...row, conversationCreated: false });
+  return rows.length;
+}
+
+/** Test hook (failover tests only): the node dies right after storing a message with this text, before pushing it. */
+const DIE_BEFORE_PUSH = process.env.PARLEY_TEST_DIE_BEFORE_PUSH;
 
 /**
  * The one place that turns committed changes (domain events) into socket pushes and decides
@@ -18,16 +55,15 @@ export function subscribePush(app: FastifyInstance): void {
   const on: typeof app.events.on = (name, handler) =>
     app.events.on(name, (payload) => (app.realtimeClosing() ? undefined : handler(payload)));
 
-  on('message.stored', ({ message, conversation, visitor, authorName, conversationCreated }) => {
-    const messageDto = presentMessage(message, visitor.id, authorName);
-    const conversationDto = presentConversation(conversation, visitor);
-    const audience = conversationAudience(conversation);
-    // Consoles get the conversation with the message (one publish per message); a new
-    // conversation is announced on its own for the screens that only list conversations.
-    io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
-    if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
-    if (isVisibleToVisitor(message)) io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
-    app.metrics?.pushed(message.createdAt);
+  // Stored messages owe their push (push_outbox): pushed here, then the row goes; a node that
+  // dies in between leaves the row, and any live node pushes it within a second.
+  const relay = new PushRelay(app.db, app.log, (tx, ids) => pushOwed(app, tx, ids));
+  relay.start();
+  app.addHook('preClose', () => relay.close());
+  on('message.stored', (stored) => {
+    if (DIE_BEFORE_PUSH && stored.message.message === DIE_BEFORE_PUSH) process.kill(process.pid, 'SIGKILL');
+    pushStoredMessage(app, stored);
+    relay.pushed(stored.message.id);
   });
 
   // A private note: the consoles that may see the conversation, never the visitor's room. No

@@ -1,6 +1,6 @@
-// Tables of the jobs area; migrations: migrations/0004_jobs.sql, 0010_outbox.sql (see db/migrate.ts).
+// Tables of the jobs area; migrations: migrations/0004_jobs.sql, 0010_outbox.sql, 0023_push_outbox.sql (see db/migrate.ts).
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts, conversations } from './core.js';
 
 /**
@@ -95,3 +95,12 @@ export const outbox = pgTable(
       .where(sql`status in ('pending', 'relayed')`),
   ],
 );
+
+/**
+ * Pushes owed (migration 0023): one row per chat message, written with it and deleted once its
+ * push left the node; rows left behind by a node that died are pushed by any live node.
+ */
+export const pushOutbox = pgTable('push_outbox', {
+  messageId: bigint('message_id', { mode: 'number' }).primaryKey(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
