@@ -37,6 +37,7 @@ import { registerMetrics } from './metrics/metrics.js';
 import { registerAi } from './ai/plugin.js';
 import { registerRealtime } from './realtime/plugin.js';
 import { registerDrain } from './realtime/drain.js';
+import { NODE_ID } from './outbox/pushRelay.js';
 import settingsRoutes from './routes/settings/settings.js';
 import integrationRoutes from './routes/integration/integration.js';
 import plansRoutes from './routes/plans/plans.js';
@@ -111,7 +112,8 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   if (config.redisUrl) {
     // While Redis is down its commands fail at once instead of waiting in an offline queue: the
     // rate limits fall back to this node's memory and a chat is still stored (its jobs wait in the outbox).
-    redis = createClient({ url: config.redisUrl, disableOfflineQueue: true });
+    // Named after the node: a live node has this connection open (outbox/pushRelay.ts checks it).
+    redis = createClient({ url: config.redisUrl, disableOfflineQueue: true, name: `parley-node:${NODE_ID}` });
     redis.on('error', (err) => app.log.warn({ err }, 'redis error'));
     await redis.connect();
     app.addHook('onClose', async () => {

@@ -7,6 +7,7 @@ import { assertAgentCanStartChat } from '../billing/limits.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
 import { writeOutbox } from '../outbox/outbox.js';
 import { FILE_PLACEHOLDER } from '@parley/shared';
+import { NODE_ID } from '../outbox/pushRelay.js';
 import type { UploadedFile, UploadedImage } from '../plugins/uploads.js';
 import type { ConversationRow } from '../presenters/conversation.js';
 import type { MessageRow } from '../presenters/message.js';
@@ -170,7 +171,7 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
       return repeat(tx, existing, visitor);
     }
     // The push this message is owed, written with it (outbox/pushRelay.ts: relayed if this node dies before pushing).
-    await tx.insert(pushOutbox).values({ messageId: inserted.id });
+    await tx.insert(pushOutbox).values({ messageId: inserted.id, node: NODE_ID });
 
     const fromVisitor = input.senderType === 'visitor';
     // A visitor writing reopens a pending (snoozed) or resolved conversation, with a system line.
@@ -289,7 +290,7 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
   ),
   -- The push this message is owed (outbox/pushRelay.ts), written by the same statement.
   po as (
-    insert into ${pushOutbox} (message_id) select id from ins
+    insert into ${pushOutbox} (message_id, node) select id, ${param('node')} from ins
   )
   select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c, (select count(*)::int from ob) as jobs`);
 
@@ -323,6 +324,7 @@ async function appendToConversation(db: Db, input: SendMessageInput, file: Store
     ...file,
     lastMessage: lastMessageOf(input),
     fromVisitor,
+    node: NODE_ID,
     // 'opened' never applies here: the conversation exists.
     jobs: JSON.stringify(
       rules

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { EVENTS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { conversations, messages, users, visitors } from '../db/schema.js';
-import { PushRelay } from '../outbox/pushRelay.js';
+import { NODE_ID, PushRelay } from '../outbox/pushRelay.js';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
 import { isVisibleToVisitor } from '../policies/messages.js';
@@ -42,6 +42,28 @@ async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[]): Pro
   return rows.length;
 }
 
+const NODE_NAME = /(?:^| )name=parley-node:(\S+)/;
+
+/**
+ * The nodes alive now: those whose named Redis connection (app.ts) is open. A killed process's
+ * connections are closed by its kernel at once. Without Redis this node is alone.
+ */
+async function liveNodes(app: FastifyInstance): Promise<Set<string> | undefined> {
+  if (!app.redis) return new Set([NODE_ID]);
+  if (!app.redis.isReady) return undefined;
+  try {
+    const list = String(await app.redis.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
+    const live = new Set<string>();
+    for (const line of list.split('\n')) {
+      const m = NODE_NAME.exec(line);
+      if (m) live.add(m[1]!);
+    }
+    return live;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Test hook (failover tests only): the node dies right after storing a message with this text, before pushing it. */
 const DIE_BEFORE_PUSH = process.env.PARLEY_TEST_DIE_BEFORE_PUSH;
 
@@ -57,7 +79,12 @@ export function subscribePush(app: FastifyInstance): void {
 
   // Stored messages owe their push (push_outbox): pushed here, then the row goes; a node that
   // dies in between leaves the row, and any live node pushes it within a second.
-  const relay = new PushRelay(app.db, app.log, (tx, ids) => pushOwed(app, tx, ids));
+  const relay = new PushRelay(
+    app.db,
+    app.log,
+    (tx, ids) => pushOwed(app, tx, ids),
+    () => liveNodes(app),
+  );
   relay.start();
   app.addHook('preClose', () => relay.close());
   on('message.stored', (stored) => {

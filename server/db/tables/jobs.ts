@@ -102,5 +102,7 @@ export const outbox = pgTable(
  */
 export const pushOutbox = pgTable('push_outbox', {
   messageId: bigint('message_id', { mode: 'number' }).primaryKey(),
+  /** The node that stored it (outbox/pushRelay.ts NODE_ID). */
+  node: text('node').notNull().default(''),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
