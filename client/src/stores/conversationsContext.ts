@@ -96,6 +96,12 @@ export const useVisitorContext = create<ContextState>((set, get) => ({
     const onConversation = (p: ConversationPayload) => {
       const c = p?.conversation;
       if (!c) return;
+      // Just resolved: a new past stretch exists on the server.
+      const held = get().data;
+      if (c.visitor_id === get().visitorId && held && c.status === 'resolved' && c.resolved_at && held.past_conversations[0]?.resolved_at !== c.resolved_at) {
+        void get().load(c.visitor_id);
+        return;
+      }
       patchVisitor(c.visitor_id, (d) =>
         d.visitor.name === c.visitor_name && d.visitor.email === c.visitor_email ? d : { ...d, visitor: { ...d.visitor, name: c.visitor_name, email: c.visitor_email } },
       );
