@@ -17,7 +17,7 @@ import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } fr
 import { DomainEvents } from './services/domainEvents.js';
 import { startSessionExpiry } from './services/sessions.js';
 import { Storage } from './services/storage.js';
-import { scheduleStorageSweep } from './storage/schedule.js';
+import { scheduleStorageSweep, startRecordingExisting } from './storage/schedule.js';
 import authRoutes from './routes/auth/auth.js';
 import healthRoutes from './routes/health/health.js';
 import { registerWebApp } from './plugins/webApp.js';
@@ -241,6 +241,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   registerMetrics(app);
   await registerJobs(app);
+  app.addHook('onReady', async () => startRecordingExisting(app));
   await registerAi(app);
   await registerRealtime(app);
   registerDrain(app); // SIGTERM: readyz 503, sockets moved away in batches (server/index.ts)

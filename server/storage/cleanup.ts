@@ -29,7 +29,7 @@ export async function removeStoredFile(db: Db, root: string, rel: string): Promi
 type Holder = { heldBy: 'message'; messageId: number } | { heldBy: 'avatar' | 'assistant' } | undefined;
 
 /** What refers to a stored file: a chat message, the widget's avatar or an assistant message. */
-async function holderOf(db: Tx, file: { accountId: string; path: string; createdAt: Date }): Promise<Holder> {
+export async function holderOf(db: Tx, file: { accountId: string; path: string; createdAt: Date }): Promise<Holder> {
   const [message] = await db
     .select({ id: messages.id })
     .from(messages)

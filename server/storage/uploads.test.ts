@@ -11,8 +11,9 @@ import { STORAGE_QUOTA_REACHED } from '@parley/shared';
 import { conversations, messages, plans, storedFiles, subscriptions } from '../db/schema.js';
 import { jobs } from '../db/tables/jobs.js';
 import { buildVisitor, multipart, type FilePart } from '../test/chatFactories.js';
-import { bearer, buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
+import { bearer, buildAccount, buildMember, call, insertVisitorWithConversation, type TestOwner } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
+import { ADOPTED_MARKER, recordExistingFiles } from './adopt.js';
 import { sweepAccount } from './cleanup.js';
 import { THUMBNAIL_MAX_SIDE } from './images.js';
 import { GifReader, GifWriter } from 'omggif';
@@ -335,5 +336,54 @@ describe('thumbnails', () => {
     const wthumb = await t.app.inject({ method: 'GET', url: `/storage/${thumbnailPathOf(sentWebp.body.data.file_path)}` });
     expect(wthumb.headers['content-type']).toBe('image/webp');
     expect(imageSize(wthumb.rawPayload)).toMatchObject({ type: 'webp', width: 480, height: 288 });
+  });
+});
+
+describe('uploads stored before usage was recorded', () => {
+  it('count against their account once, keep what holds them, and are never swept as orphans', async () => {
+    const owner = await buildAccount(t.app);
+    const accountId = owner.user.account_id;
+    const dir = path.join(t.app.storage.root, accountId);
+    await fs.mkdir(dir, { recursive: true });
+    // As an earlier release left them: a chat image with its own thumbnail, a small one whose
+    // thumbnail is a hard link, and a file nothing refers to; none has a stored_files row.
+    const held = `${accountId}/older-chat-image.png`;
+    const small = `${accountId}/older-small.png`;
+    const orphan = `${accountId}/older-orphan.png`;
+    await fs.writeFile(path.join(t.app.storage.root, held), Buffer.alloc(3000, 1));
+    await fs.writeFile(path.join(t.app.storage.root, thumbnailPathOf(held)), Buffer.alloc(700, 2));
+    await fs.writeFile(path.join(t.app.storage.root, small), Buffer.alloc(500, 3));
+    await fs.link(path.join(t.app.storage.root, small), path.join(t.app.storage.root, thumbnailPathOf(small)));
+    await fs.writeFile(path.join(t.app.storage.root, orphan), Buffer.alloc(200, 4));
+    const { conversationId } = await insertVisitorWithConversation(t.app, accountId);
+    const [message] = await t.app.db
+      .insert(messages)
+      .values({ accountId, conversationId, senderType: 'visitor', message: '', filePath: held })
+      .returning({ id: messages.id });
+    // Another account's folder that no longer has an account is nobody's usage.
+    await fs.mkdir(path.join(t.app.storage.root, '00000000-0000-4000-8000-000000000000'), { recursive: true });
+    await fs.writeFile(path.join(t.app.storage.root, '00000000-0000-4000-8000-000000000000/gone.png'), Buffer.alloc(100));
+
+    const before = (await call(t.app, 'GET', '/api/vms/storage', { token: owner.token })).body.data;
+    await fs.rm(path.join(t.app.storage.root, ADOPTED_MARKER), { force: true });
+    await recordExistingFiles(t.app.db, t.app.storage.root);
+    const after = (await call(t.app, 'GET', '/api/vms/storage', { token: owner.token })).body.data;
+    expect(after.used_bytes - before.used_bytes).toBe(3000 + 700 + 500 + 200);
+    expect(after.files - before.files).toBe(3);
+    const rows = await t.app.db.select().from(storedFiles).where(eq(storedFiles.accountId, accountId));
+    expect(rows.find((r) => r.path === held)).toMatchObject({ heldBy: 'message', messageId: message!.id });
+    expect(rows.find((r) => r.path === orphan)).toMatchObject({ heldBy: null });
+    expect(await t.app.db.select().from(storedFiles).where(sql`${storedFiles.path} like '00000000-%'`)).toEqual([]);
+
+    // Once: the marker ends it, and a second walk (marker removed) counts nothing twice.
+    await recordExistingFiles(t.app.db, t.app.storage.root);
+    await fs.rm(path.join(t.app.storage.root, ADOPTED_MARKER));
+    await recordExistingFiles(t.app.db, t.app.storage.root);
+    expect((await call(t.app, 'GET', '/api/vms/storage', { token: owner.token })).body.data).toEqual(after);
+
+    // The sweep never takes a user's older upload for garbage.
+    const swept = await sweepAccount(t.app.db, t.app.storage.root, accountId, 1, new Date(Date.now() + 3_600_000));
+    expect(swept.removed).toEqual([]);
+    await fs.access(path.join(t.app.storage.root, orphan));
   });
 });
