@@ -49,6 +49,7 @@ import cannedRepliesRoutes from './routes/cannedReplies/cannedReplies.js';
 import labelsRoutes from './routes/labels/labels.js';
 import auditRoutes from './routes/audit/audit.js';
 import sessionsRoutes from './routes/sessions/sessions.js';
+import gdprRoutes from './routes/gdpr/gdpr.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
 import transcriptRoutes from './routes/transcripts/transcripts.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
@@ -224,6 +225,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(labelsRoutes, { prefix: '/api/vms' });
   await app.register(auditRoutes, { prefix: '/api/vms' });
   await app.register(sessionsRoutes, { prefix: '/api/vms' });
+  await app.register(gdprRoutes, { prefix: '/api/vms' });
   await app.register(apiKeysRoutes, { prefix: '/api/vms' });
   await app.register(webhooksRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });

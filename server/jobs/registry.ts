@@ -9,13 +9,14 @@ import { SYSTEM_LANE, laneOfAccount, runInLane } from '../db/fair.js';
 import { lifecycleJobs } from './lifecycle.js';
 import { transcriptJobs } from './transcript.js';
 import { webhookJobs } from '../webhooks/deliver.js';
+import { retentionJobs } from './retention.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from './types.js';
 
 /**
  * Every background job of the server: name, payload schema, handler. One list, read by both
  * runners and by `npm run worker`; another area adds its definitions here.
  */
-export const jobDefinitions = [...notificationJobs, ...aiJobs, ...billingJobs, ...visitorReplyJobs, ...authJobs, ...storageJobs, ...lifecycleJobs, ...transcriptJobs, ...webhookJobs] as const;
+export const jobDefinitions = [...notificationJobs, ...aiJobs, ...billingJobs, ...visitorReplyJobs, ...authJobs, ...storageJobs, ...lifecycleJobs, ...transcriptJobs, ...webhookJobs, ...retentionJobs] as const;
 
 type Definitions = (typeof jobDefinitions)[number];
 export type JobName = Definitions['name'];

@@ -139,3 +139,10 @@ export interface SecurityStatusDto {
   /** The account requires two-factor sign-in for the whole team. */
   require_two_factor: boolean;
 }
+
+/** Messages (and their files) older than this many months are deleted; null keeps them. */
+export const MAX_RETENTION_MONTHS = 120;
+export const RETENTION_INVALID = `Retention must be a whole number of months from 1 to ${MAX_RETENTION_MONTHS}, or empty to keep messages`;
+export const retentionSchema = z.object({
+  retention_months: z.number({ error: RETENTION_INVALID }).int({ error: RETENTION_INVALID }).min(1, { error: RETENTION_INVALID }).max(MAX_RETENTION_MONTHS, { error: RETENTION_INVALID }).nullable(),
+});
