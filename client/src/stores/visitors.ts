@@ -157,13 +157,26 @@ export const useVisitors = create<VisitorsState>((set, get) => ({
   connect: () => {
     const socket = acquireSocket();
     if (!socket) return () => undefined;
-    // A visitor we do not hold yet came online: fetch the section again (once for a burst).
-    const refreshOnline = () => {
+    // A visitor we do not hold yet came online: fetch the section again (once for a burst). The
+    // server reads presence at most every 2 s per node, so one not listed yet is asked for again.
+    const waiting = new Set<string>();
+    const refreshOnline = (id: string, attempt = 0) => {
+      waiting.add(id);
       if (onlineTimer) return;
-      onlineTimer = setTimeout(() => {
-        onlineTimer = null;
-        void get().loadOnline();
-      }, 300);
+      onlineTimer = setTimeout(
+        () => {
+          onlineTimer = null;
+          void get()
+            .loadOnline()
+            .then(() => {
+              const listed = new Set(get().online.map((v) => v.id));
+              const missing = [...waiting].filter((w) => !listed.has(w));
+              waiting.clear();
+              if (attempt < 2) for (const m of missing) refreshOnline(m, attempt + 1);
+            });
+        },
+        attempt === 0 ? 300 : 2_100,
+      );
     };
     const online = (p: VisitorPresencePayload) => {
       if (!p?.visitor_id) return;
@@ -172,7 +185,7 @@ export const useVisitors = create<VisitorsState>((set, get) => ({
       set({ visitors: patch(get().visitors, p.visitor_id, { online: true, ...page }) });
       if (get().online.some((v) => v.id === p.visitor_id)) set({ online: patch(get().online, p.visitor_id, { online: true, ...page }) });
       else if (known) set({ online: [{ ...known, online: true, ...page }, ...get().online], onlineTotal: get().onlineTotal + 1 });
-      else refreshOnline();
+      else refreshOnline(p.visitor_id);
     };
     const offline = (p: VisitorPresencePayload) => {
       if (!p?.visitor_id) return;
