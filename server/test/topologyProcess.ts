@@ -130,3 +130,71 @@ export async function visitorOverHttp(base: string, widgetKey: string, name: str
   const { data } = (await res.json()) as { data: { visitor_id: string; visitor_token: string } };
   return { id: data.visitor_id, token: data.visitor_token };
 }
+
+export interface Nginx {
+  port: number;
+  base: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's nginx (/usr/sbin/nginx) with the repository's docker/nginx.conf, as docker-compose.yml
+ * mounts it: only the addresses are templated (the upstream servers become the given local
+ * ports, `listen 80` a free local port). Runs unprivileged in the foreground with its files in
+ * a private folder.
+ */
+export async function startNginx(upstreamPorts: number[], listenPort?: number): Promise<Nginx> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-nginx-'));
+  const port = listenPort ?? (await freePort());
+  let site = await fs.readFile(path.join(REPO_ROOT, 'docker/nginx.conf'), 'utf8');
+  const upstreams = [...site.matchAll(/^\s*server\s+[\w.-]+:\d+;/gm)];
+  if (upstreams.length !== upstreamPorts.length) throw new Error(`docker/nginx.conf has ${upstreams.length} upstream servers, the test starts ${upstreamPorts.length}`);
+  let i = 0;
+  site = site.replace(/^(\s*)server\s+[\w.-]+:\d+;/gm, (_m, indent: string) => `${indent}server 127.0.0.1:${upstreamPorts[i++]};`);
+  if (!/^\s*listen 80;/m.test(site)) throw new Error('docker/nginx.conf no longer listens on port 80');
+  site = site.replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${port};`);
+  await fs.writeFile(path.join(dir, 'site.conf'), site);
+  const temp = (name: string) => path.join(dir, name);
+  await fs.writeFile(
+    path.join(dir, 'nginx.conf'),
+    [
+      'daemon off;',
+      'worker_processes 1;',
+      `pid ${temp('nginx.pid')};`,
+      `error_log ${temp('error.log')} warn;`,
+      'events { worker_connections 4096; }',
+      'http {',
+      '  access_log off;',
+      `  client_body_temp_path ${temp('body')};`,
+      `  proxy_temp_path ${temp('proxy')};`,
+      `  fastcgi_temp_path ${temp('fastcgi')};`,
+      `  uwsgi_temp_path ${temp('uwsgi')};`,
+      `  scgi_temp_path ${temp('scgi')};`,
+      `  include ${temp('site.conf')};`,
+      '}',
+      '',
+    ].join('\n'),
+  );
+  let out = '';
+  const child = spawn('/usr/sbin/nginx', ['-p', dir, '-e', temp('error.log'), '-c', temp('nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise((r) => child.once('exit', r));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGQUIT');
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+  for (let t = 0; t < 100; t++) {
+    if (child.exitCode !== null) break;
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return { port, base, stop };
+    await sleep(100);
+  }
+  const log = await fs.readFile(temp('error.log'), 'utf8').catch(() => '');
+  await stop();
+  throw new Error(`nginx did not start: ${out}\n${log}`);
+}
