@@ -1,3 +1,4 @@
+import { isImageFile, localFileFields } from '../components/files/attachments';
 import { create } from 'zustand';
 import {
   type ConversationPayload,
@@ -540,6 +541,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
         visitor_id: visitorId,
         message: text,
         file_path: image ? URL.createObjectURL(image) : '',
+        ...(image ? localFileFields(image) : {}),
         sender_type: 'user',
         author_id: user?.id ?? null,
         author_name: user?.name ?? null,
@@ -550,7 +552,7 @@ export const useConversations = create<ConversationsState>((set, get) => {
       set({ sendError: '' });
       setMessages(visitorId, (h) => [...h, temp]);
       try {
-        const body = await api.post('/api/vms/messages', formData({ message: text || undefined, image: image ?? undefined, visitor_id: visitorId, client_id: clientId }));
+        const body = await api.post('/api/vms/messages', formData({ message: text || undefined, ...(image ? { [isImageFile(image) ? 'image' : 'file']: image } : {}), visitor_id: visitorId, client_id: clientId }));
         const stored = unwrap<MessageDto>(body);
         if (stored && typeof stored === 'object' && 'id' in stored) setMessages(visitorId, (h) => mergeMessages(h, [stored]));
         void get().loadMessages(visitorId, cursors.has(visitorId) ? 'poll' : 'reload');

@@ -1,3 +1,4 @@
+import { isImageFile } from './files.js';
 import type { MessageDto } from '@parley/shared';
 import type { PublicSettings } from '../types.js';
 import { SendError, type Outgoing } from './outbox.js';
@@ -50,7 +51,8 @@ export function createApi(base: string, key: string, token: () => string | undef
       const form = new FormData();
       if (o.message) form.append('message', o.message);
       form.append('client_id', o.client_id);
-      if (o.image) form.append('image', o.image);
+      // SPEC's image field for images; issue 13's file field for documents (the server sniffs both).
+      if (o.image) form.append(isImageFile(o.image) ? 'image' : 'file', o.image, (o.image as File).name || 'file');
       return call<MessageDto>('POST', '/api/widget/messages', form);
     },
     offline: (email: string, message: string) => call<unknown>('POST', '/api/widget/offline', { email, message }),

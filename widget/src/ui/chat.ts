@@ -2,7 +2,8 @@
  * The live widget: visitor identity, history, sending with retries, the socket and its REST
  * fallback, unread badge and the host-page API. Entry of the UI chunk (dist/ui-<hash>.js).
  */
-import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, EVENTS, IMAGE_MIME_TYPES, NOT_AN_IMAGE, POLL_INTERVAL_MS, VISITOR_SIDE_EVENTS } from '../shared.js';
+import { EVENTS, POLL_INTERVAL_MS, VISITOR_SIDE_EVENTS } from '../shared.js';
+import { attachmentProblem, isImageFile, localFileFields } from './files.js';
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
@@ -286,12 +287,8 @@ export class Chat {
   }
 
   private attach(file: File): void {
-    // The same rules and words as the server (it checks the bytes again).
-    const problem = !(IMAGE_MIME_TYPES as readonly string[]).includes(file.type)
-      ? NOT_AN_IMAGE
-      : file.size > CHAT_IMAGE_MAX_BYTES
-        ? CHAT_IMAGE_TOO_LARGE
-        : '';
+    // The same rules and words as the server (it checks the bytes again): files.ts.
+    const problem = attachmentProblem(file);
     if (problem) {
       this.view.showError(problem);
       return;
@@ -306,7 +303,8 @@ export class Chat {
       visitor_id: this.me?.visitor_id ?? '',
       message,
       file_path: '',
-      local_url: image ? URL.createObjectURL(image) : undefined,
+      local_url: image && isImageFile(image) ? URL.createObjectURL(image) : undefined,
+      ...(image instanceof File ? localFileFields(image) : {}),
       sender_type: 'visitor',
       author_id: null,
       author_name: null,

@@ -3,12 +3,12 @@
  * for ar, he, fa, ur. Only the UI's dozen strings. English is built in; any other language is a
  * small module (from texts.ts) fetched with the UI, so a visitor downloads only their own.
  */
-const KEYS = ['open', 'close', 'type', 'send', 'attach', 'typing', 'away', 'email', 'message', 'thanks', 'retry', 'unread', 'rate', 'comment', 'rated', 'notNow', 'menu', 'transcript', 'transcriptLater', 'transcriptSent'] as const;
+const KEYS = ['open', 'close', 'type', 'send', 'attach', 'typing', 'away', 'email', 'message', 'thanks', 'retry', 'unread', 'rate', 'comment', 'rated', 'notNow', 'menu', 'transcript', 'transcriptLater', 'transcriptSent', 'attachFile'] as const;
 export type TextKey = (typeof KEYS)[number];
 export type Texts = Record<TextKey, string>;
 
 export const EN =
-  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.";
+  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.|Attach file";
 
 /** The languages texts.ts has (kept equal by i18n.test.ts). */
 export const LANGUAGES = 'en af am ar az be bg bn bs ca cs cy da de el es et eu fa fi fil fr ga gl gu he hi hr hu hy id is it ja ka kk km kn ko lo lt lv mk ml mn mr ms my nb ne nl pa pl pt pt-br ro ru si sk sl sq sr sv sw ta te th tr uk ur uz vi zh zh-tw zu'.split(' ');

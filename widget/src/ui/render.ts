@@ -7,7 +7,9 @@ import { CHAT_ICON, CHAT_PATH, LAUNCHER_CSS } from '../launcherCss.js';
 import type { PublicSettings } from '../types.js';
 import { ICONS, absolute, h, icon, linkify, textOn } from './dom.js';
 import { EN, isRtl, parseTexts, type Texts } from './i18n.js';
+import { DOC_ICON, FILES_CSS, acceptDropAndPaste, fileChip, isDocumentMessage } from './files.js';
 import type { ChatMessage } from './merge.js';
+import { DOCUMENT_ACCEPT } from '../shared.js';
 import { PANEL_CSS } from './styles.js';
 
 export interface ViewHandlers {
@@ -84,18 +86,24 @@ export class View {
     this.input = h('textarea', { rows: '1', 'aria-label': t.type, placeholder: t.type, maxlength: '5000' });
     const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/gif,image/webp', hidden: true, tabindex: '-1' });
     const attach = h('button', { type: 'button', class: 'ic', 'aria-label': t.attach, title: t.attach }, icon(ICONS.attach));
+    // Issue 13: documents have their own control; drop and paste take either (files.ts).
+    const doc = h('input', { type: 'file', accept: DOCUMENT_ACCEPT, hidden: true, tabindex: '-1' });
+    const attachDoc = h('button', { type: 'button', class: 'ic', 'aria-label': t.attachFile, title: t.attachFile }, icon(DOC_ICON));
     const send = h('button', { type: 'submit', class: 'ic s', 'aria-label': t.send, title: t.send }, icon(ICONS.send));
-    this.composer = h('form', { class: 'c' }, attach, file, this.input, send);
+    this.composer = h('form', { class: 'c' }, attach, file, attachDoc, doc, this.input, send);
     if (opts.preview) {
-      for (const el of [attach, this.input, send]) el.disabled = true;
+      for (const el of [attach, attachDoc, this.input, send]) el.disabled = true;
       this.input.setAttribute('aria-label', PREVIEW.input);
     }
     attach.onclick = () => file.click();
-    file.onchange = () => {
-      const f = file.files?.[0];
-      file.value = '';
-      if (f) this.on.attach(f);
-    };
+    attachDoc.onclick = () => doc.click();
+    for (const input of [file, doc]) {
+      input.onchange = () => {
+        const f = input.files?.[0];
+        input.value = '';
+        if (f) this.on.attach(f);
+      };
+    }
     this.composer.onsubmit = (e) => {
       e.preventDefault();
       const text = this.input.value.trim();
@@ -117,6 +125,7 @@ export class View {
 
     this.panel = h('div', { class: 'p', role: 'dialog', id: 'parley-panel', dir: isRtl(this.lang) ? 'rtl' : 'ltr', lang: this.lang, hidden: !opts.preview },
       this.header, this.list, this.typingLine, this.slot, this.error, this.bottom, this.footer);
+    if (!opts.preview) acceptDropAndPaste(this.panel, this.input, (f) => this.on.attach(f));
     this.panel.onkeydown = (e) => {
       if (e.key === 'Escape' && !opts.preview) this.setOpen(false, true);
     };
@@ -128,7 +137,7 @@ export class View {
     this.launcher.onclick = () => this.setOpen(!this.open, true);
 
     const wrap = h('div', { class: opts.preview ? 'w pv' : 'w' }, this.panel);
-    root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS), wrap);
+    root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS + FILES_CSS), wrap);
     this.applySettings(opts.settings);
     this.setOffline(!opts.settings.agent_online);
     this.setUnread(0);
@@ -282,7 +291,8 @@ export class View {
     const mine = m.sender_type === 'visitor';
     const parts: (Node | string)[] = [];
     const src = m.local_url ?? (m.file_path ? absolute(this.opts.base, m.file_path) : '');
-    if (src) parts.push(h('img', { src, alt: '', loading: 'lazy' }));
+    if (isDocumentMessage(m)) parts.push(fileChip(this.opts.base, m));
+    else if (src) parts.push(h('img', { src, alt: '', loading: 'lazy' }));
     if (m.message) parts.push(...linkify(m.message));
     const row = this.bubble(mine, mine ? '' : (m.author_name ?? this.settings.name), parts, m.created_at);
     if (m.state === 'pending') row.classList.add('pe');

@@ -1,3 +1,5 @@
+import { isDocumentType } from '@parley/shared';
+import { FileChip } from '../files/FileChip';
 import { NEAR_BOTTOM_PX, SCROLL_IDLE_MS, type ConversationDto } from '@parley/shared';
 import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { MessageImage } from '../storage/MessageImage';
@@ -50,7 +52,7 @@ function MessageItem({ m, showName, visitor, seenId }: { m: ChatMessage; showNam
   if (m.sender_type === 'note') return <NoteMessage m={m} />;
   const out = m.sender_type === 'user';
   const who = out ? m.author_name || 'You' : m.sender_type === 'bot' ? 'AI assistant' : visitor;
-  const image = m.file_path ? <MessageImage filePath={m.file_path} alt={`Attachment from ${who}`} /> : null;
+  const image = !m.file_path ? null : isDocumentType(m.file_type ?? '') ? <FileChip name={m.file_name ?? ''} size={m.file_size ?? 0} filePath={m.file_path} /> : <MessageImage filePath={m.file_path} alt={`Attachment from ${who}`} />;
   return (
     <div className={`msg ${out ? 'msg-out' : 'msg-in'}${m.pending ? ' msg-pending' : ''}${showName ? ' msg-first' : ''}`} data-message-id={m.pending ? undefined : m.id}>
       {showName && <span className="msg-author">{who}</span>}

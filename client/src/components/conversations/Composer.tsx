@@ -2,6 +2,7 @@ import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE } from '@parley/shared';
 import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { Icon } from '../icons';
 import { useInboxComposer } from '../inbox/useInboxComposer';
+import { isImageFile, useComposerFiles } from '../files/useComposerFiles';
 
 /** The reply box's id: the keyboard shortcut that focuses the composer finds it by this. */
 export const COMPOSER_INPUT_ID = 'mc-composer-input';
@@ -25,6 +26,7 @@ export function Composer({ disabled, canAttach, onSend, onTyping, visitorId, vis
   const [previewUrl, setPreviewUrl] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const files = useComposerFiles({ enabled: canAttach && !inbox.isNote && !disabled, onFile: setImage });
   const typingOn = useRef(false);
 
   useEffect(() => {
@@ -100,7 +102,8 @@ export function Composer({ disabled, canAttach, onSend, onTyping, visitorId, vis
 
   return (
     <form
-      className={`composer${inbox.isNote ? ' composer-note' : ''}`}
+      {...files.formProps}
+      className={`composer${inbox.isNote ? ' composer-note' : ''}${files.formProps.className ? ` ${files.formProps.className}` : ''}`}
       aria-label="Reply"
       onSubmit={(e) => {
         e.preventDefault();
@@ -114,7 +117,8 @@ export function Composer({ disabled, canAttach, onSend, onTyping, visitorId, vis
           {inbox.noteError}
         </p>
       )}
-      {image && previewUrl && (
+      {files.chip(image, () => setImage(null))}
+      {image && previewUrl && isImageFile(image) && (
         <div className="attach-preview">
           <img src={previewUrl} alt="Selected attachment preview" />
           <span className="muted" style={{ fontSize: 13, maxWidth: 180, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
@@ -139,9 +143,10 @@ export function Composer({ disabled, canAttach, onSend, onTyping, visitorId, vis
             <button type="button" className="icon-btn" aria-label="Attach image" disabled={disabled} onClick={() => fileInput.current?.click()}>
               <Icon.image />
             </button>
+            {files.control}
           </>
         )}
-        <textarea ref={textarea} id={COMPOSER_INPUT_ID} className="input" rows={1} {...inbox.textareaProps} value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} />
+        <textarea ref={textarea} id={COMPOSER_INPUT_ID} className="input" rows={1} {...inbox.textareaProps} value={text} disabled={disabled} onChange={onChange} onKeyDown={onKeyDown} onPaste={files.onPaste} />
         <button type="submit" className="btn btn-primary btn-md" aria-label={inbox.isNote ? 'Save private note' : 'Send message'} disabled={!canSend}>
           <Icon.send />
         </button>
