@@ -58,6 +58,7 @@ const routeTree = rootRoute.addChildren([
     appRoute('/integrations', () => import('./screens/Integration')),
     appRoute('/team', () => import('./screens/Team')),
     appRoute('/documentation', () => import('./screens/Documentation')),
+    appRoute('/api-access', () => import('./screens/ApiAccess')),
     appRoute('/subscription', () => import('./screens/Subscription')),
     appRoute('/settings', () => import('./screens/Settings')),
     appRoute('/settings/security', () => import('./components/security/SecurityPage')),

@@ -102,6 +102,8 @@ export default async function setup(project: TestProject) {
     TRUST_PROXY: '1',
     // Agent replies to away visitors are emailed after this wait (the reply-email journey).
     VISITOR_REPLY_BATCH_SECONDS: '3',
+    // Webhook journeys deliver to a receiver on 127.0.0.1 (the SSRF guard refuses loopback otherwise).
+    OUTBOUND_ALLOW_PRIVATE: 'true',
   });
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env, stdio: ['ignore', out, out] });

@@ -114,7 +114,7 @@ async function pauseEndpoint(ctx: JobContext, endpointId: string, accountId: str
     .where(and(eq(users.accountId, accountId), eq(users.type, 'owner')))
     .limit(1);
   if (!owner) return;
-  const link = `${ctx.publicUrl}/integrations`;
+  const link = `${ctx.publicUrl}/api-access`;
   const text =
     `Hello ${owner.name},\n\nParley paused your webhook endpoint ${url}: every delivery to it has failed since ` +
     `${failingSince.toUTCString()}. Events for it are kept and will be sent in order once you resume it.\n\n` +

@@ -1,6 +1,6 @@
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { isAdmin, useAuth } from '../../stores/auth';
+import { can, isAdmin, useAuth } from '../../stores/auth';
 import { initial } from '../../lib/format';
 import { useSocketState } from '../../lib/socket';
 import { titleWithUnread, totalUnread } from '../../stores/alertLogic';
@@ -12,7 +12,7 @@ import './alerts.css';
 /** Onboarding steps are full-page wizards: same auth rules, no sidebar. */
 const BARE_PATHS = new Set(['/widget-settings', '/greetings', '/account-info']);
 
-const LINKS: { to: string; label: string; icon: () => React.ReactElement; adminOnly?: boolean }[] = [
+const LINKS: { to: string; label: string; icon: () => React.ReactElement; adminOnly?: boolean; permission?: string }[] = [
   { to: '/dashboard', label: 'Dashboard', icon: Icon.dashboard },
   { to: '/conversations', label: 'Conversations', icon: Icon.chat },
   { to: '/visitors', label: 'Visitors', icon: Icon.users },
@@ -20,6 +20,7 @@ const LINKS: { to: string; label: string; icon: () => React.ReactElement; adminO
   { to: '/integrations', label: 'Integrations', icon: Icon.plug },
   { to: '/team', label: 'Team', icon: Icon.team, adminOnly: true },
   { to: '/subscription', label: 'Subscription', icon: Icon.card },
+  { to: '/api-access', label: 'API & Webhooks', icon: Icon.plug, permission: 'integrations.manage' },
   { to: '/documentation', label: 'Documentation', icon: Icon.book },
   { to: '/settings', label: 'Settings', icon: Icon.settings },
 ];
@@ -77,7 +78,7 @@ export default function AppLayout() {
     await logout();
     void navigate({ to: '/login' });
   };
-  const links = LINKS.filter((l) => !l.adminOnly || isAdmin(user));
+  const links = LINKS.filter((l) => (!l.adminOnly || isAdmin(user)) && (!l.permission || can(user, l.permission)));
 
   return (
     <div className={`app-shell${open ? ' sidebar-open' : ''}`}>

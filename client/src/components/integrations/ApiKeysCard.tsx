@@ -1,0 +1,146 @@
+import './integrations.css';
+import { useCallback, useEffect, useState } from 'react';
+import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, type ApiKeyDto, type ApiKeyScope, apiKeySchema } from '@parley/shared';
+import { api, ApiError, serverError } from '../../lib/api';
+import { Banner, Button, TextField } from '../ui';
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
+
+/** Owner/Admin: the account's API keys; a new key is shown once, right after it is created. */
+export function ApiKeysCard() {
+  const [keys, setKeys] = useState<ApiKeyDto[] | null>(null);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['conversations:read']);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState('');
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(() => {
+    api
+      .getData<ApiKeyDto[]>('/api/vms/api-keys')
+      .then(setKeys)
+      .catch((e: unknown) => setError(serverError(e, 'Could not load your API keys')));
+  }, []);
+  useEffect(load, [load]);
+
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError('');
+    const parsed = apiKeySchema.safeParse({ name, scopes });
+    if (!parsed.success) {
+      const errs: Record<string, string> = {};
+      for (const i of parsed.error.issues) errs[String(i.path[0])] ??= i.message;
+      setFieldErrors(errs);
+      return;
+    }
+    setFieldErrors({});
+    setBusy(true);
+    try {
+      const data = await api.postData<ApiKeyDto & { key: string }>('/api/vms/api-keys', parsed.data);
+      setCreated({ name: data.name, key: data.key });
+      setName('');
+      load();
+    } catch (err) {
+      if (err instanceof ApiError && err.errors) setFieldErrors(Object.fromEntries(Object.entries(err.errors).map(([k, v]) => [k.split('.')[0] ?? k, v[0] ?? ''])));
+      setError(serverError(err, 'Could not create the key'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (k: ApiKeyDto) => {
+    if (!window.confirm(`Revoke the key “${k.name}”? Anything using it stops working at once.`)) return;
+    setError('');
+    try {
+      await api.delete(`/api/vms/api-keys/${k.id}`);
+      load();
+    } catch (err) {
+      setError(serverError(err, 'Could not revoke the key'));
+    }
+  };
+
+  const toggle = (s: ApiKeyScope) => setScopes((cur) => (cur.includes(s) ? cur.filter((x) => x !== s) : [...cur, s]));
+
+  return (
+    <section className="card" aria-labelledby="api-keys-title">
+      <div className="card-header">
+        <div>
+          <h2 id="api-keys-title" className="card-title">API keys</h2>
+          <p className="card-sub">
+            Send <code>Authorization: Bearer &lt;key&gt;</code>. A key acts as you, limited to its scopes; see Documentation &gt; API.
+          </p>
+        </div>
+      </div>
+      <div className="card-body">
+        {error && <Banner kind="error" onDismiss={() => setError('')}>{error}</Banner>}
+        {created && (
+          <div className="banner banner-success" role="status">
+            <p>
+              Your new key “{created.name}”. Copy it now: it will not be shown again.
+            </p>
+            <input className="input secret-once" readOnly aria-label="New API key" value={created.key} onFocus={(e) => e.currentTarget.select()} />{' '}
+            <Button variant="secondary" size="sm" onClick={() => void navigator.clipboard?.writeText(created.key)}>
+              Copy
+            </Button>{' '}
+            <Button variant="ghost" size="sm" onClick={() => setCreated(null)}>
+              Done
+            </Button>
+          </div>
+        )}
+        <form onSubmit={(e) => void create(e)} noValidate aria-label="Create an API key">
+          <TextField label="Key name" value={name} onChange={(e) => setName(e.target.value)} error={fieldErrors.name} placeholder="CRM sync" maxLength={80} />
+          <fieldset className="field">
+            <legend className="field-label">Scopes</legend>
+            {API_KEY_SCOPES.map((s) => (
+              <label key={s} className="checkbox">
+                <input type="checkbox" checked={scopes.includes(s)} onChange={() => toggle(s)} /> {API_KEY_SCOPE_LABELS[s]}
+              </label>
+            ))}
+            {fieldErrors.scopes && <p className="field-error" role="alert">{fieldErrors.scopes}</p>}
+          </fieldset>
+          <Button type="submit" busy={busy}>
+            Create key
+          </Button>
+        </form>
+        <table className="table" aria-label="API keys">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Scopes</th>
+              <th>Created by</th>
+              <th>Last used</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(keys ?? []).map((k) => (
+              <tr key={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.scopes.map((s) => API_KEY_SCOPE_LABELS[s]).join(', ')}</td>
+                <td>{k.user.name}</td>
+                <td>{when(k.last_used_at)}</td>
+                <td>
+                  <Button variant="danger" size="sm" onClick={() => void revoke(k)} aria-label={`Revoke ${k.name}`}>
+                    Revoke
+                  </Button>
+                </td>
+              </tr>
+            ))}
+            {keys?.length === 0 && (
+              <tr>
+                <td colSpan={6}>No API keys yet.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
