@@ -10,13 +10,16 @@ import { type Api, createApi } from './api.js';
 import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
-import { h } from './dom.js';
+import { h, icon } from './dom.js';
 import { loadFeature } from './lazy.js';
 import { View } from './render.js';
 import { MiniSocket } from './socket.js';
 import { type Stored, load, save } from './storage.js';
 
 type Listener = (data: unknown) => void;
+
+/** Three dots: the widget's menu (issue 13). */
+const MENU_ICON = 'M12 8a2 2 0 1 0 0-4 2 2 0 0 0 0 4m0 6a2 2 0 1 0 0-4 2 2 0 0 0 0 4m0 6a2 2 0 1 0 0-4 2 2 0 0 0 0 4';
 
 export class Chat {
   private readonly view: View;
@@ -41,6 +44,8 @@ export class Chat {
   private page = location.href;
   /** A new chat was refused (the account's monthly chats are used up): the offline form stays. */
   private limited = false;
+  /** The header's menu button (issue 13), once shown. */
+  private menu?: HTMLButtonElement;
 
   constructor(
     private readonly ctx: LoaderContext,
@@ -64,6 +69,7 @@ export class Chat {
       },
     });
     this.me = load(ctx.key);
+    this.showMenu();
     if (this.me) {
       // A returning visitor: count this page view, go live and show what came while away.
       this.api.updateVisitor({ page_url: location.href }).catch((e) => this.failed(e));
@@ -131,6 +137,7 @@ export class Chat {
   private store(me: Stored): void {
     this.me = me;
     save(this.ctx.key, me);
+    this.showMenu();
   }
 
   /** The visitor, created on first contact (open, send, identify), once. */
@@ -391,9 +398,27 @@ export class Chat {
     this.visitor()
       .then(() => this.api.offline(email, message))
       .then(
-        () => this.view.offlineSent(),
+        () => {
+          this.view.offlineSent();
+          if (this.me) this.store({ ...this.me, email }); // the server keeps it too: the menu may offer the transcript
+        },
         (e: unknown) => this.view.showError(e instanceof Error ? e.message : String(e)),
       );
+  }
+
+  /** Issue 13: the menu (transcript by email) in the header, once the visitor's email is known; its code loads on first use. */
+  private showMenu(): void {
+    if (this.menu || !this.me?.email) return;
+    const label = this.view.t.menu;
+    const button = h('button', { type: 'button', class: 'x', 'aria-label': label, title: label, 'aria-haspopup': 'menu', 'aria-expanded': 'false' }, icon(MENU_ICON));
+    this.menu = button;
+    button.onclick = () =>
+      loadFeature(this.ctx.base, 'transcript')
+        .then(({ toggleMenu }) =>
+          toggleMenu({ base: this.ctx.base, token: () => this.me?.visitor_token, texts: this.view.t, root: this.ctx.root, h, button, show: (el) => this.view.setSlot(el) }),
+        )
+        .catch(() => {});
+    this.view.headerExtra.append(button);
   }
 
   /** Issue 13: the satisfaction survey, from its own chunk; the server says whether it is due. */

@@ -3,9 +3,11 @@
  * dist/chunks/<name>-<hash>.js), so the UI chunk a visitor downloads first stays as small as it was.
  */
 import type * as Rating from './rating.js';
+import type * as Transcript from './transcript.js';
 
 interface Modules {
   rating: typeof Rating;
+  transcript: typeof Transcript;
 }
 
 /** Replaced at build time with { name: 'chunks/<name>-<hash>.js' } (build.mjs). */
