@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { VisitorListAnswer } from '@parley/shared';
 import type { Db } from '../../db/client.js';
-import { conversationCounts, visitorCounts, visitors } from '../../db/schema.js';
+import { conversationCounts, conversations, visitorCounts, visitors } from '../../db/schema.js';
 import { can, type Actor } from '../../policies/index.js';
 import { presentVisitor } from '../../presenters/visitor.js';
 import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
@@ -103,12 +103,19 @@ export async function listVisitors(app: FastifyInstance, actor: Actor, q: Visito
   if (noneOnline) return { message: 'success', data: [], next_cursor: null, has_more: false, total: 0, countries: counters.countries };
 
   const rows = await db
-    .select({ visitor: visitors, key: sql<string>`${visitors.createdAt}::text`, chatting: sql<boolean>`${hasConversation}` })
+    .select({ visitor: visitors, key: sql<string>`${visitors.createdAt}::text` })
     .from(visitors)
     .where(and(...filters, after))
     .orderBy(sql`${visitors.createdAt} desc`, sql`${visitors.id} desc`)
     .limit(limit + 1);
   const page = pageOf(rows, limit, (r) => [r.key, r.visitor.id]);
+  // Which of the page's visitors have a conversation: one lookup by the unique visitor_id index
+  // (an EXISTS in the select list is planned as a hashed scan of the tenant's conversations).
+  const chatting = new Set(
+    page.rows.length === 0
+      ? []
+      : (await db.select({ id: conversations.visitorId }).from(conversations).where(inArray(conversations.visitorId, page.rows.map((r) => r.visitor.id)))).map((r) => r.id),
+  );
 
   // Totals from the counters when the filters are theirs; otherwise counted (search and presence).
   let total: number;
@@ -124,7 +131,7 @@ export async function listVisitors(app: FastifyInstance, actor: Actor, q: Visito
   }
   return {
     message: 'success',
-    data: page.rows.map((r) => ({ ...presentVisitor(r.visitor), online: online.has(r.visitor.id), has_conversation: Boolean(r.chatting) })),
+    data: page.rows.map((r) => ({ ...presentVisitor(r.visitor), online: online.has(r.visitor.id), has_conversation: chatting.has(r.visitor.id) })),
     next_cursor: page.nextCursor,
     has_more: page.hasMore,
     total,
