@@ -88,6 +88,55 @@ describe('team (journey 6)', () => {
     await page.context().close();
   });
 
+  it("the Assign dialog edits a member's whole assignment beyond the table's preview, and the thread records the change", async () => {
+    const owner = await registerOwner('Rita Roster');
+    const { key } = await integrationSnippet(owner.token);
+    const roles = (await apiCall<TeamBody>('GET', '/api/vms/team', { token: owner.token })).body.roles;
+    const added = await apiCall<{ data: { id: number } }>('POST', '/api/vms/team', {
+      token: owner.token,
+      body: { name: 'Max Many', email: uniqueEmail('many'), password: PASSWORD, role_id: roles.find((r) => r.name === 'Agent')!.id },
+    });
+    const memberId = added.body.data.id;
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const v = await createVisitor(key, { name: `Seed ${String(i).padStart(2, '0')}` }, `198.51.100.${i + 1}`);
+      await visitorSays(v, `Question ${i}`);
+      ids.push(v.id);
+    }
+    const extra = await createVisitor(key, { name: 'Extra Person' }, '198.51.100.200');
+    await visitorSays(extra, 'Me too');
+    expect((await apiCall('POST', `/api/vms/team/${memberId}/assign`, { token: owner.token, body: { user_ids: ids } })).status).toBe(200);
+
+    const { page, pageErrors } = await newSession({ token: owner.token });
+    await page.goto(`${base()}/team`);
+    const row = page.getByRole('row').filter({ hasText: 'Max Many' });
+    await visible(row.getByText('+4 more'));
+    await row.getByRole('button', { name: 'Assign users to Max Many' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Assign Users to Max Many' });
+    await visible(dialog.getByRole('checkbox', { name: 'Seed 00' }));
+    // All 24 assigned users are ticked, also the 4 the table does not show.
+    await expect.poll(() => dialog.getByRole('checkbox', { checked: true }).count()).toBe(24);
+    await dialog.getByRole('checkbox', { name: 'Seed 00' }).uncheck();
+    await dialog.getByRole('searchbox', { name: 'Search users' }).fill('extra');
+    await dialog.getByRole('checkbox', { name: 'Extra Person' }).check();
+    await dialog.getByRole('button', { name: 'Save Assignment' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    const assigned = await apiCall<{ data: { id: string }[]; total: number }>('GET', `/api/vms/team/${memberId}/assignments?limit=100`, { token: owner.token });
+    expect(assigned.body.total).toBe(24);
+    const now = new Set(assigned.body.data.map((u) => u.id));
+    expect(now.has(extra.id)).toBe(true);
+    expect(now.has(ids[0]!)).toBe(false);
+    expect(ids.slice(1).every((id) => now.has(id))).toBe(true);
+    // The same system lines as the header's assign.
+    const thread = await apiCall<{ data: { message: string; sender_type: string }[] }>('GET', `/api/vms/messages/${extra.id}`, { token: owner.token });
+    expect(thread.body.data.filter((m) => m.sender_type === 'system').map((m) => m.message)).toEqual(['Rita Roster assigned the conversation to Max Many']);
+    const dropped = await apiCall<{ data: { message: string; sender_type: string }[] }>('GET', `/api/vms/messages/${ids[0]}`, { token: owner.token });
+    expect(dropped.body.data.filter((m) => m.sender_type === 'system').map((m) => m.message)).toContain('Rita Roster unassigned Max Many');
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+
   it("a member's console follows a status change live: disabled hides Attach image, active shows it again", async () => {
     const owner = await registerOwner('Sara Status');
     const { key } = await integrationSnippet(owner.token);
