@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiCall, base, createVisitor, integrationSnippet, registerOwner, visitorSays } from '../support/api';
 import { closeBrowser, hidden, newSession, visible, waitForPath } from '../support/browser';
@@ -42,6 +44,35 @@ describe('API keys screen (issue 14)', () => {
     await visible(page.getByText('No API keys yet.'));
     expect(dialogs.map((d) => d.message)).toEqual(['Revoke the key “CRM sync”? Anything using it stops working at once.']);
     expect((await apiCall('GET', '/api/vms/conversations', { token: key })).status).toBe(401);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('runs every curl example of Documentation > API keys as shown, with a real key', async () => {
+    const owner = await registerOwner('Dora Docs');
+    const { key: widgetKey } = await integrationSnippet(owner.token);
+    const visitor = await createVisitor(widgetKey, { name: 'Curly' });
+    await visitorSays(visitor, 'Hi from curl land');
+    const created = await apiCall<{ data: { key: string } }>('POST', '/api/vms/api-keys', {
+      token: owner.token,
+      body: { name: 'docs', scopes: ['conversations:read', 'messages:send', 'visitors:manage', 'stats:read'] },
+    });
+    const apiKey = created.body.data.key;
+    const { page, pageErrors } = await newSession({ token: owner.token });
+    await page.goto(`${base()}/documentation`);
+    const section = page.locator('#api-keys');
+    await visible(section.getByRole('heading', { name: 'API keys and webhooks' }));
+    const titles = await section.locator('h3').allTextContents();
+    const commands = (await section.locator('pre code').allTextContents()).filter((c) => c.startsWith('curl '));
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    for (const [i, shown] of commands.entries()) {
+      const expected = Number(/answers (\d{3})/.exec(titles[i] ?? '')?.[1]);
+      const command = `${shown.replaceAll('https://your-parley-host', base()).replaceAll('YOUR_API_KEY', apiKey).replaceAll('VISITOR_ID', visitor.id)} -o /dev/null -w '%{http_code}'`;
+      const { stdout } = await promisify(execFile)('bash', ['-c', command]);
+      expect(Number(stdout.trim()), `${titles[i]}: ${shown}`).toBe(expected);
+    }
+    // The reply and the resolve really happened.
+    const thread = await apiCall('GET', `/api/vms/messages/${visitor.id}`, { token: owner.token });
+    expect(JSON.stringify(thread.body)).toContain('Thanks, we are on it');
     expect(pageErrors).toEqual([]);
   });
 });

@@ -1,10 +1,13 @@
 import { Link } from '@tanstack/react-router';
 import '../components/integration/docs.css';
 import { PageHeader } from '../components/layout/PageHeader';
+import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, WEBHOOK_EVENTS } from '@parley/shared';
+import { CURL_EXAMPLES, DELIVERY_SAMPLE, VERIFY_EXAMPLE } from '../components/integrations/apiExamples';
 
 const SECTIONS = [
   { id: 'getting-started', title: 'Getting Started' },
   { id: 'api', title: 'API Documentation' },
+  { id: 'api-keys', title: 'API keys and webhooks' },
   { id: 'features', title: 'Features' },
   { id: 'support', title: 'Support' },
 ];
@@ -104,6 +107,57 @@ export default function Documentation() {
         <p>
           The full machine-readable description of the API is served at <a href="/api/openapi.json">/api/openapi.json</a>.
         </p>
+      </section>
+
+      <section className="docs-section" id="api-keys" aria-labelledby="docs-api-keys">
+        <h2 id="docs-api-keys">API keys and webhooks</h2>
+        <p>
+          For your own code (a CRM sync, a helpdesk, an automation), the owner or an Admin creates an API key in{' '}
+          <Link to="/api-access">API &amp; Webhooks</Link>. Send it as <code>Authorization: Bearer YOUR_API_KEY</code> to the same calls
+          the console makes. A key acts as the person who created it, limited to its scopes, and stops working when it is revoked or
+          that person leaves the team. Each key may make 600 calls a minute; past that the answer is <code>429</code> with a{' '}
+          <code>Retry-After</code> header. A call outside the key&apos;s scopes answers <code>403</code>.
+        </p>
+        <ul>
+          {API_KEY_SCOPES.map((s) => (
+            <li key={s}>
+              <code>{s}</code> — {API_KEY_SCOPE_LABELS[s]}
+            </li>
+          ))}
+        </ul>
+        {CURL_EXAMPLES.map((ex) => (
+          <div key={ex.title}>
+            <h3>
+              {ex.title} <small>(scope <code>{ex.scope}</code>, answers {ex.status})</small>
+            </h3>
+            <pre className="docs-code">
+              <code>{ex.command}</code>
+            </pre>
+          </div>
+        ))}
+        <h3>Webhooks</h3>
+        <p>
+          Register an HTTPS endpoint and choose its events: {WEBHOOK_EVENTS.map((e, i) => (
+            <span key={e}>
+              {i > 0 && ', '}
+              <code>{e}</code>
+            </span>
+          ))}
+          . Parley POSTs one JSON event per request and expects a <code>2xx</code> answer within 10 seconds; otherwise it retries
+          with growing waits (30 s, 1 min, 2 min… 8 attempts). One conversation&apos;s events arrive in order. An endpoint that keeps
+          failing for a day is paused and the owner is emailed; resume it on the same screen, where the delivery log shows each
+          attempt and can resend any event. Use <code>Parley-Webhook-Id</code> to ignore an event you already handled.
+        </p>
+        <pre className="docs-code">
+          <code>{DELIVERY_SAMPLE}</code>
+        </pre>
+        <p>
+          Check every delivery&apos;s signature with the endpoint&apos;s signing secret: an HMAC-SHA256 of the timestamp, a dot and
+          the raw body, in hex, after <code>v1=</code>.
+        </p>
+        <pre className="docs-code">
+          <code>{VERIFY_EXAMPLE}</code>
+        </pre>
       </section>
 
       <section className="docs-section" id="features" aria-labelledby="docs-features">
