@@ -63,6 +63,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     PASSWORD_CHECK_LIMIT: '100000',
     EMAIL_CHANGE_LIMIT: '100000',
     REGISTER_LIMIT_PER_IP: '100000',
+    // No verification email at every sign-up (tests count emails); recovery.test.ts turns it on.
+    EMAIL_VERIFICATION: 'false',
     RATE_LIMIT_PREFIX: uniqueRateLimitPrefix(),
     ...RELAXED_WIDGET_LIMITS,
     ...env,

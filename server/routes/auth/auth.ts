@@ -104,6 +104,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
       });
       // Always queued: the job sends nothing when the address belongs to another user.
       const link = `${publicUrlOf(app.config)}/api/vms/user/email/confirm?token=${token}`;
+      await audit(request, 'auth.email_change_requested', `user:${actor.id}`);
       await app.jobs.enqueue('auth.emailChange', { userId: actor.id, changeKey: tokenHash.slice(0, 32), to: email, link, hours: EMAIL_CHANGE_HOURS });
       return {
         message: 'success',

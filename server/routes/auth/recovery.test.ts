@@ -12,7 +12,7 @@ let smtp: TestSmtp;
 let base: string;
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await createTestApp({ SMTP_URL: smtp.url, PASSWORD_RESET_LIMIT: '3', PASSWORD_RESET_LIMIT_PER_IP: '1000' });
+  t = await createTestApp({ EMAIL_VERIFICATION: 'true', SMTP_URL: smtp.url, PASSWORD_RESET_LIMIT: '3', PASSWORD_RESET_LIMIT_PER_IP: '1000' });
   base = await listen(t.app);
 });
 afterAll(async () => {

@@ -15,8 +15,13 @@ import { VERIFY_LINK_HOURS } from './verifyEmail.js';
 const secured = { security: [{ bearer: [] }] };
 const tags = ['auth'];
 
-/** Queues the verification email of a user (new owners at registration, or on request). */
+/** Queues the verification email of a user (new owners at registration, or on request); see EMAIL_VERIFICATION. */
 export async function sendVerificationEmail(app: FastifyInstance, user: { id: number; email: string }): Promise<void> {
+  if (!app.config.emailVerification) {
+    // The operator turned verification off: nobody is asked, everyone counts as verified.
+    await app.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, user.id));
+    return;
+  }
   const { token, tokenHash } = await createUserLink(app.db, user.id, 'email_verify', VERIFY_LINK_HOURS * 60, user.email.toLowerCase());
   const link = `${publicUrlOf(app.config)}/api/vms/user/email/verify?token=${token}`;
   await app.jobs.enqueue('auth.verifyEmail', { userId: user.id, linkKey: tokenHash.slice(0, 32), link, minutes: VERIFY_LINK_HOURS * 60 });

@@ -6,7 +6,8 @@ import { HttpError } from '../../errors.js';
 
 /**
  * Payments and webhooks need the account's owner to have verified their email (issue 14); the
- * rest of the account works meanwhile. 403 in the envelope while the owner has not.
+ * rest of the account works meanwhile. 403 in the envelope while the owner has not. With
+ * EMAIL_VERIFICATION=false new owners are verified at sign-up (recovery.ts).
  */
 export async function requireVerifiedOwner(db: Tx, accountId: string): Promise<void> {
   const [unverified] = await db

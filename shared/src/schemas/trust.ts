@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'auth.signed_out',
   'auth.password_changed',
   'auth.password_reset',
+  'auth.email_change_requested',
   'auth.email_verified',
   'auth.two_factor_enabled',
   'auth.two_factor_disabled',

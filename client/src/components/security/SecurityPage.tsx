@@ -6,6 +6,7 @@ import { useCan } from '../../stores/auth';
 import { BellButton, PageHeader } from '../layout/PageHeader';
 import { Banner, Button } from '../ui';
 import { AuditLogCard, TeamSecurityCard } from './OwnerSecurity';
+import { RetentionCard } from './RetentionCard';
 import { SessionsCard } from './SessionsCard';
 import { TwoFactorCard } from './TwoFactorCard';
 
@@ -15,6 +16,7 @@ import { TwoFactorCard } from './TwoFactorCard';
  */
 export default function SecurityPage() {
   const isOwner = useCan('security.manage');
+  const canGdpr = useCan('visitors.gdpr');
   const [status, setStatus] = useState<SecurityStatusDto | null>(null);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState(() => {
@@ -60,7 +62,10 @@ export default function SecurityPage() {
             <TwoFactorCard status={status} reload={load} />
             <SessionsCard />
           </div>
-          <div className="section-gap">{isOwner && <TeamSecurityCard status={status} reload={load} />}</div>
+          <div className="section-gap">
+            {isOwner && <TeamSecurityCard status={status} reload={load} />}
+            {canGdpr && <RetentionCard />}
+          </div>
         </div>
       )}
       {isOwner && <AuditLogCard />}
