@@ -52,6 +52,7 @@ import sessionsRoutes from './routes/sessions/sessions.js';
 import gdprRoutes from './routes/gdpr/gdpr.js';
 import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/ratings.js';
 import transcriptRoutes from './routes/transcripts/transcripts.js';
+import { consoleTriggerRoutes, widgetTriggerRoutes } from './routes/triggers/triggers.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 import { storageDisposition } from './routes/storage/disposition.js';
 import webhooksRoutes from './routes/webhooks/webhooks.js';
@@ -239,6 +240,8 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(widgetRatingRoutes, { prefix: '/api' });
   await app.register(consoleRatingRoutes, { prefix: '/api/vms' });
   await app.register(transcriptRoutes, { prefix: '/api' });
+  await app.register(widgetTriggerRoutes, { prefix: '/api' });
+  await app.register(consoleTriggerRoutes, { prefix: '/api/vms' });
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   registerMetrics(app);

@@ -46,6 +46,7 @@ const ADMIN_WRITES = [
   'POST /api/vms/canned-replies',
   'POST /api/vms/labels',
   'PUT /api/vms/ratings/settings',
+  'POST /api/vms/triggers',
 ];
 
 describe('route matrix', () => {

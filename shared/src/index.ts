@@ -14,3 +14,4 @@ export * from './schemas/lifecycle.js';
 export * from './schemas/trust.js';
 export * from './schemas/visitorSide.js';
 export * from './schemas/integrations.js';
+export * from './proactive.js';

@@ -456,3 +456,18 @@ export interface VisitorContextDto {
 export interface TranscriptRequestDto {
   status: 'sent' | 'scheduled';
 }
+
+/** Issue 13: a proactive trigger as the console and the widget see it. */
+export interface TriggerDto {
+  id: number;
+  name: string;
+  url_pattern: string;
+  seconds_on_page: number;
+  nth_page: number;
+  returning_only: boolean;
+  message: string;
+  sender_name: string;
+  sender_avatar: string;
+  open_panel: boolean;
+  enabled: boolean;
+}
