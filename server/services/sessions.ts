@@ -1,7 +1,7 @@
 import { lt, or } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { authTokens, emailChanges, knownDevices } from '../db/schema.js';
+import { authTokens, emailChanges, knownDevices, userLinks } from '../db/schema.js';
 
 export type SessionLifetime = Config['sessions'];
 
@@ -30,6 +30,7 @@ export async function sweepExpiredSessions(app: FastifyInstance, now = Date.now(
   for (const { tokenHash } of expired) await app.events.emit('sessions.revoked', { tokenHash });
   // Housekeeping of the other sign-in rows: dead email-change links, devices unseen for a year (their cookie's life).
   await app.db.delete(emailChanges).where(lt(emailChanges.expiresAt, new Date(now)));
+  await app.db.delete(userLinks).where(lt(userLinks.expiresAt, new Date(now))); // dead reset/verify links, 2FA challenges
   await app.db.delete(knownDevices).where(lt(knownDevices.lastUsedAt, new Date(now - 365 * 86_400_000)));
   return expired.length;
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_NOT_VERIFIED, FORGOT_PASSWORD_NOTICE, RESET_LINK_INVALID } from '@parley/shared';
 import { userLinks } from '../../db/schema.js';
+import { sweepExpiredSessions } from '../../services/sessions.js';
 import { buildAccount, buildMember, call } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { type ReceivedMail, type TestSmtp, startSmtp } from '../../test/jobs.js';
@@ -89,6 +90,9 @@ describe('forgot password', () => {
     // Bad input spent nothing: the link still works, until it expires.
     await t.app.db.update(userLinks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(userLinks.userId, member.id));
     expect((await reset(first, 'L0ng-enough!')).body.message).toBe(RESET_LINK_INVALID);
+    // The expiry sweep removes the dead link's row.
+    await sweepExpiredSessions(t.app);
+    expect(await t.app.db.select().from(userLinks).where(eq(userLinks.userId, member.id))).toEqual([]);
     expect((await login(member.email, 'member-pass')).status).toBe(200);
   });
 
