@@ -28,9 +28,10 @@ export function createJobRunner(
   settings: JobsSettings = jobsSettings(config.jobs, config.visitorReplies),
   events?: DomainEvents,
   visitorOnline?: JobContext['visitorOnline'],
+  observe?: JobContext['observe'],
 ): JobRunner {
   const mailer = createMailer(config, log);
-  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline };
+  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline, observe };
   const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);
@@ -46,7 +47,7 @@ export async function registerJobs(app: FastifyInstance): Promise<void> {
   const settings = jobsSettings(app.config.jobs, app.config.visitorReplies);
   // Sockets live in the realtime plugin, registered after this one: looked up when a job asks.
   const visitorOnline = async (visitorId: string) => (await app.io.in(rooms.visitor(visitorId)).fetchSockets()).length > 0;
-  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline);
+  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline, (name, seconds, outcome) => app.metrics.jobRan(name, seconds, outcome));
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
   subscribeLifecycle({ db: app.db, events: app.events, jobs: runner });

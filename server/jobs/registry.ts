@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { aiJobs } from '../ai/jobs.js';
 import { billingJobs } from '../billing/reminders.js';
@@ -39,7 +40,14 @@ export async function runJob(name: string, payload: unknown, ctx: JobContext): P
   if (!parsed.success) throw new PermanentJobError(`invalid payload for ${name}: ${parsed.error.message}`);
   // Its database calls wait in the lane of the account it works for (db/fair.ts), else the server's own.
   const accountId = (parsed.data as { accountId?: unknown }).accountId;
-  await runInLane(typeof accountId === 'string' ? laneOfAccount(accountId) : SYSTEM_LANE, () => def.handle(parsed.data, ctx));
+  const started = performance.now();
+  let outcome: 'done' | 'failed' = 'failed';
+  try {
+    await runInLane(typeof accountId === 'string' ? laneOfAccount(accountId) : SYSTEM_LANE, () => def.handle(parsed.data, ctx));
+    outcome = 'done';
+  } finally {
+    ctx.observe?.(name, (performance.now() - started) / 1000, outcome);
+  }
 }
 
 /** The delay before retry number `attempt` (1-based runs made so far): base, 2x, 4x... */

@@ -10,6 +10,8 @@ import type { JobName, JobPayloads } from './registry.js';
 
 /** What a job handler may use: no Fastify app, so `npm run worker` can run handlers alone. */
 export interface JobContext {
+  /** Told each run's duration and outcome (the job duration histogram on /metrics). */
+  observe?: ((name: string, seconds: number, outcome: 'done' | 'failed') => void) | undefined;
   db: Db;
   log: FastifyBaseLogger;
   mailer: Mailer;

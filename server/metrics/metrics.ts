@@ -15,6 +15,10 @@ export interface AppMetrics {
   registry: Registry;
   /** A message's push was emitted: counts it and observes the time since it was stored. */
   pushed(storedAt: Date): void;
+  /** A background job ran on this node: its duration by job name and outcome. */
+  jobRan(name: string, seconds: number, outcome: 'done' | 'failed'): void;
+  /** Messages this node pushed for a node that died before pushing them (outbox/pushRelay.ts). */
+  relayedPushes(n: number): void;
 }
 
 type EventSource = { on(event: string, listener: (...args: unknown[]) => void): unknown };
@@ -137,11 +141,30 @@ export function registerMetrics(app: FastifyInstance): void {
     });
   });
 
+  const jobDuration = new Histogram({
+    name: 'parley_job_duration_seconds',
+    help: 'Background job runs on this node, by job name and outcome (done, failed: retried or kept as failed).',
+    labelNames: ['job', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const relayedPushes = new Counter({
+    name: 'parley_push_relayed_total',
+    help: 'Messages this node pushed from push_outbox for a node that died between storing and pushing them.',
+    registers,
+  });
+
   app.decorate('metrics', {
     registry,
     pushed(storedAt: Date) {
       pushedTotal.inc();
       delivery.observe(Math.max(0, Date.now() - storedAt.getTime()) / 1000);
+    },
+    jobRan(name: string, seconds: number, outcome: 'done' | 'failed') {
+      jobDuration.observe({ job: name, outcome }, seconds);
+    },
+    relayedPushes(n: number) {
+      relayedPushes.inc(n);
     },
   } satisfies AppMetrics);
   serveMetrics(app, registry);

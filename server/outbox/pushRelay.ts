@@ -57,6 +57,8 @@ export class PushRelay {
     /** The ids of the nodes alive now (undefined: cannot tell now). */
     private liveNodes: () => Promise<Set<string> | undefined>,
     private settings: PushRelaySettings = PUSH_RELAY_SETTINGS,
+    /** Told how many messages each relay pass pushed (metrics). */
+    private onRelayed?: (n: number) => void,
   ) {}
 
   start(): void {
@@ -152,6 +154,7 @@ export class PushRelay {
         ),
       );
       this.relayed += pushed;
+      this.onRelayed?.(pushed);
       this.log.warn({ pushed, dropped: claimed.length - fresh.length }, 'push outbox: pushed messages another node stored but did not push');
     });
     for (const id of due) this.seen.delete(id);

@@ -84,6 +84,8 @@ export function subscribePush(app: FastifyInstance): void {
     app.log,
     (tx, ids) => pushOwed(app, tx, ids),
     () => liveNodes(app),
+    undefined,
+    (n) => app.metrics?.relayedPushes(n),
   );
   relay.start();
   app.addHook('preClose', () => relay.close());

@@ -84,6 +84,8 @@ describe('a node dies between commit and push', () => {
     for (const list of got) expect(list.filter((g) => g.message.message === DIE)).toHaveLength(1);
     expect(resyncs).toEqual([0, 0]);
     expect(await db.db.select().from(pushOutbox)).toEqual([]);
+    // Operators see it: B counts the push it made for A (/metrics, loopback).
+    expect(await (await fetch(`${B!.base}/metrics`)).text()).toMatch(/^parley_push_relayed_total\{node="[^"]+"\} 1$/m);
     // The widget's conversation holds it once (B answers the history).
     const history = (await (await fetch(`${B!.base}/api/widget/messages`, { headers: { authorization: `Bearer ${visitor.token}` } })).json()) as { data: MessageDto[] };
     expect(history.data.filter((m) => m.message === DIE)).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/harness.js';
+import { buildAccount } from '../../test/factories.js';
 import { freePort } from '../../test/sockets.js';
 
 /** Issue 11: /metrics was public. A token, its own port, or this machine only. */
@@ -28,6 +29,24 @@ describe('GET /metrics', () => {
       expect(res.json()).toEqual({ message, error: message });
       expect(res.body).not.toContain('parley_');
     }
+  });
+
+  it('times the background jobs by job and outcome; counts relayed pushes', { timeout: 60_000 }, async () => {
+    t = await createTestApp({ JOBS_WORKERS: 'true' });
+    const before = (await metrics()).body;
+    expect(before).toMatch(/^# TYPE parley_job_duration_seconds histogram$/m);
+    expect(before).not.toMatch(/^parley_job_duration_seconds_count/m);
+    expect(before).toMatch(/^parley_push_relayed_total\{node="[^"]+"\} 0$/m);
+    const owner = await buildAccount(t.app);
+    const month = new Date().toISOString().slice(0, 7);
+    await t.app.jobs.enqueue('notify.chatLimit', { accountId: owner.user.account_id, month });
+    const done = /^parley_job_duration_seconds_count\{(?=[^}]*job="notify\.chatLimit")(?=[^}]*outcome="done")[^}]*\} 1$/m;
+    let body = '';
+    for (let i = 0; i < 75 && !done.test(body); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      body = (await metrics()).body;
+    }
+    expect(body, body.split('\n').filter((l) => l.startsWith('parley_job')).join('\n')).toMatch(done);
   });
 
   it('with METRICS_TOKEN answers only the bearer token, from anywhere', async () => {
