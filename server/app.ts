@@ -2,9 +2,8 @@ import compress from '@fastify/compress';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
-import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import fs from 'node:fs/promises';
 import { createClient, type RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
@@ -13,6 +12,7 @@ import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
+import { registerOpenApi } from './plugins/openapi.js';
 import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
 import { startSessionExpiry } from './services/sessions.js';
@@ -168,13 +168,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   // through as they are. Socket.IO answers on the raw server, so it is never compressed twice.
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Parley API', version: '1.0.0', description: 'Live chat and visitor management.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-    transform: jsonSchemaTransform,
-  });
+  await registerOpenApi(app); // GET /api/openapi.json (plugins/openapi.ts)
 
   const consoleOrigins = new Set([...config.consoleOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
   await app.register(cors, () => (req: FastifyRequest, cb: (e: Error | null, o: FastifyCorsOptions) => void) => {
