@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiCall, base, registerOwner } from '../support/api';
+import fs from 'node:fs';
+import { apiCall, base, createVisitor, integrationSnippet, registerOwner, visitorSays } from '../support/api';
 import { closeBrowser, newSession, tokenOf, visible, waitForPath } from '../support/browser';
 import { mailedLink } from '../support/mail';
 
@@ -74,6 +75,33 @@ describe('account security (issue 14)', () => {
     await page.getByLabel('Password', { exact: true }).fill('Brand-n3w-pass!');
     await page.getByRole('button', { name: 'Sign In' }).click();
     await waitForPath(page, '/dashboard');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('exports a visitor’s data as a JSON download and erases the visitor, from Settings > Security', async () => {
+    const owner = await registerOwner('Greta Gdpr');
+    const { key } = await integrationSnippet(owner.token);
+    const visitor = await createVisitor(key, { name: 'Vic Visitor', email: `vic-${Date.now()}@example.com` });
+    await visitorSays(visitor, 'Please delete my data');
+    const { page, pageErrors, dialogs } = await newSession({ token: owner.token });
+    await page.goto(`${base()}/settings/security`);
+    const card = page.getByRole('region', { name: "A visitor's data" });
+    await card.getByLabel('Name or email').fill('Vic');
+    await card.getByRole('button', { name: 'Find' }).click();
+    await visible(card.getByText('Vic Visitor'));
+
+    const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Export' }).click()]);
+    expect(download.suggestedFilename()).toBe(`visitor-${visitor.id}.json`);
+    const doc = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(doc.visitor.name).toBe('Vic Visitor');
+    expect(doc.conversations[0].messages.map((m: { message: string }) => m.message)).toContain('Please delete my data');
+
+    await card.getByRole('button', { name: 'Erase' }).click();
+    await visible(card.getByText('Vic Visitor was erased.'));
+    expect(dialogs.map((d) => d.type)).toEqual(['confirm']); // asked first (the session accepts it)
+    expect((await apiCall('GET', `/api/vms/visitor/${visitor.id}/export`, { token: owner.token })).status).toBe(404);
+    const log = await apiCall<{ data: { action: string }[] }>('GET', '/api/vms/audit-log', { token: owner.token });
+    expect(log.body.data.map((e) => e.action)).toEqual(expect.arrayContaining(['visitor.exported', 'visitor.erased']));
     expect(pageErrors).toEqual([]);
   });
 });

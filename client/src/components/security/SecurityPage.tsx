@@ -7,6 +7,7 @@ import { BellButton, PageHeader } from '../layout/PageHeader';
 import { Banner, Button } from '../ui';
 import { AuditLogCard, TeamSecurityCard } from './OwnerSecurity';
 import { RetentionCard } from './RetentionCard';
+import { VisitorDataCard } from './VisitorDataCard';
 import { SessionsCard } from './SessionsCard';
 import { TwoFactorCard } from './TwoFactorCard';
 
@@ -65,6 +66,7 @@ export default function SecurityPage() {
           <div className="section-gap">
             {isOwner && <TeamSecurityCard status={status} reload={load} />}
             {canGdpr && <RetentionCard />}
+            {canGdpr && <VisitorDataCard />}
           </div>
         </div>
       )}
