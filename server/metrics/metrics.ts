@@ -2,6 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { jobDefinitions } from '../jobs/registry.js';
 import { serveMetrics } from '../routes/health/metrics.js';
 
 declare module 'fastify' {
@@ -148,6 +149,8 @@ export function registerMetrics(app: FastifyInstance): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers,
   });
+  // Every job's series exist from the start (0), so dashboards and rate() see a job before its first run.
+  for (const { name } of jobDefinitions) for (const outcome of ['done', 'failed']) jobDuration.zero({ job: name, outcome });
   const relayedPushes = new Counter({
     name: 'parley_push_relayed_total',
     help: 'Messages this node pushed from push_outbox for a node that died between storing and pushing them.',

@@ -35,7 +35,7 @@ describe('GET /metrics', () => {
     t = await createTestApp({ JOBS_WORKERS: 'true' });
     const before = (await metrics()).body;
     expect(before).toMatch(/^# TYPE parley_job_duration_seconds histogram$/m);
-    expect(before).not.toMatch(/^parley_job_duration_seconds_count/m);
+    expect(before).toMatch(/^parley_job_duration_seconds_count\{(?=[^}]*job="notify\.chatLimit")(?=[^}]*outcome="done")[^}]*\} 0$/m);
     expect(before).toMatch(/^parley_push_relayed_total\{node="[^"]+"\} 0$/m);
     const owner = await buildAccount(t.app);
     const month = new Date().toISOString().slice(0, 7);
