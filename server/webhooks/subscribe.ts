@@ -3,7 +3,15 @@ import type { WebhookEvent } from '@parley/shared';
 import { presentConversation } from '../presenters/conversation.js';
 import { presentMessage } from '../presenters/message.js';
 import { presentVisitor } from '../presenters/visitor.js';
+import { lines } from '../commands/systemLine.js';
 import { enqueueWebhookEvent } from './enqueue.js';
+
+/** The texts a resolve writes (commands/systemLine.ts), whoever or whatever resolved. */
+function isResolveLine(text: string, author: string | null): boolean {
+  if (author !== null && text === lines.resolved(author)) return true;
+  const n = /\d+/.exec(text)?.[0];
+  return n !== undefined && text === lines.autoResolved(Number(n));
+}
 
 /**
  * Turns domain events into webhook deliveries, with the same presenters as the API and the
@@ -21,17 +29,16 @@ export function subscribeWebhooks(app: FastifyInstance): void {
     await send(accountId, 'message.created', key, { message: presentMessage(message, visitor.id, authorName), conversation: conv });
   });
 
-  app.events.on('conversation.changed', async ({ accountId, conversation, visitor, previousAssigneeId, assigneeName, line }) => {
+  app.events.on('conversation.changed', async ({ accountId, conversation, visitor, previousAssigneeId, assigneeName, line, lineAuthorName }) => {
     const key = `conversation:${conversation.id}`;
     const conv = presentConversation(conversation, { ...visitor, assigneeName });
     if (conversation.assigneeId !== previousAssigneeId) {
       await send(accountId, 'conversation.assigned', key, { conversation: conv, previous_assignee_id: previousAssigneeId });
       return;
     }
-    // A resolve writes resolved_at and its line together; other changes of a resolved
-    // conversation (a rating's line) come later and are not a second resolve.
-    const resolvedNow = conversation.status === 'resolved' && conversation.resolvedAt && line && Math.abs(line.createdAt.getTime() - conversation.resolvedAt.getTime()) < 2000;
-    if (resolvedNow) await send(accountId, 'conversation.resolved', key, { conversation: conv });
+    // A resolve is told by its system line (a member's or the auto-resolve's): other changes of a
+    // resolved conversation (a rating's line) are not a second resolve.
+    if (conversation.status === 'resolved' && line && isResolveLine(line.message, lineAuthorName)) await send(accountId, 'conversation.resolved', key, { conversation: conv });
   });
 
   app.events.on('rating.given', async ({ accountId, conversation, visitor, rating }) => {

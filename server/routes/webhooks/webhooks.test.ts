@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EMAIL_NOT_VERIFIED, WEBHOOK_URL_INVALID } from '@parley/shared';
-import { webhookEndpoints } from '../../db/schema.js';
+import { users, webhookEndpoints } from '../../db/schema.js';
 import { mailDir } from '../../services/mail.js';
 import { buildChattingVisitor } from '../../test/chatFactories.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
@@ -99,7 +99,9 @@ describe('registering endpoints', () => {
   });
 
   it('needs the owner’s verified email, and hides other accounts’ endpoints (404)', async () => {
-    const unverified = await buildAccount(t.app, { verified: false });
+    const unverified = await buildAccount(t.app);
+    // An owner who has not opened the verification link yet (the harness verifies at sign-up).
+    await t.database.db.update(users).set({ emailVerifiedAt: null }).where(eq(users.id, unverified.user.id));
     const res = await call(t.app, 'POST', '/api/vms/webhooks', { token: unverified.token, body: { url: `${base}/x`, events: ['message.created'] } });
     expect(res.status).toBe(403);
     expect(res.body.message).toBe(EMAIL_NOT_VERIFIED);
@@ -225,6 +227,26 @@ describe('deliveries to a local receiver', () => {
     expect(second!.id).toBe(first!.id);
     const other = await verifiedOwner();
     expect((await call(t.app, 'POST', `/api/vms/webhooks/${ep.id}/deliveries/${d.id}/resend`, { token: other.token })).status).toBe(404);
+  });
+});
+
+describe('which events are sent', () => {
+  it('sends resolved, assigned, rating.given (not a second resolve) and visitor.identified, each once', async () => {
+    const owner = await verifiedOwner();
+    await register(owner, '/all', ['conversation.created', 'conversation.resolved', 'conversation.assigned', 'message.created', 'visitor.identified', 'rating.given']);
+    const visitor = await buildChattingVisitor(t.app, owner.widgetKey, 'hello', 'Rita');
+    expect((await call(t.app, 'POST', `/api/vms/conversations/${visitor.id}/assign`, { token: owner.token, body: { user_id: owner.user.id } })).status).toBe(200);
+    expect((await call(t.app, 'POST', `/api/vms/conversations/${visitor.id}/status`, { token: owner.token, body: { status: 'resolved' } })).status).toBe(200);
+    expect((await call(t.app, 'POST', '/api/widget/rating', { token: visitor.token, body: { score: 5 } })).status).toBe(201);
+    expect((await call(t.app, 'PATCH', '/api/widget/visitor', { token: visitor.token, body: { email: 'rita@example.com' } })).status).toBe(200);
+    await waitFor('six events', () => received.filter((r) => r.path === '/all').length >= 6);
+    await new Promise((r) => setTimeout(r, 500)); // nothing more comes
+    const types = bodies('/all').map((b) => b.type);
+    expect(types.sort()).toEqual(['conversation.assigned', 'conversation.created', 'conversation.resolved', 'message.created', 'rating.given', 'visitor.identified']);
+    const all = bodies('/all');
+    expect(all.find((b) => b.type === 'conversation.assigned')!.data.conversation.assignee_id).toBe(owner.user.id);
+    expect(all.find((b) => b.type === 'rating.given')!.data.rating).toMatchObject({ score: 5 });
+    expect(all.find((b) => b.type === 'visitor.identified')!.data.visitor).toMatchObject({ email: 'rita@example.com' });
   });
 });
 
