@@ -55,6 +55,7 @@ import transcriptRoutes from './routes/transcripts/transcripts.js';
 import { consoleTriggerRoutes, widgetTriggerRoutes } from './routes/triggers/triggers.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
 import { storageDisposition } from './routes/storage/disposition.js';
+import widgetLanguageRoutes from './routes/widget/language.js';
 import webhooksRoutes from './routes/webhooks/webhooks.js';
 import { subscribeWebhooks } from './webhooks/subscribe.js';
 
@@ -214,6 +215,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(statsRoutes, { prefix: '/api/vms' });
   await app.register(storageRoutes, { prefix: '/api/vms' });
+  await app.register(widgetLanguageRoutes, { prefix: '/api/vms' });
   await app.register(notesRoutes, { prefix: '/api/vms' });
   await app.register(contextRoutes, { prefix: '/api/vms' });
   await app.register(cannedRepliesRoutes, { prefix: '/api/vms' });

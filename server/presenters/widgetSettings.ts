@@ -53,5 +53,7 @@ export function presentPublicWidgetSettings(
     agent_online: opts.agentOnline,
     // '' tells the widget to show no credit at all.
     powered_by: row.hideBranding && opts.brandingRemovable ? '' : POWERED_BY,
+    language: row.language,
+    greetings_by_language: row.greetingsByLanguage,
   };
 }

@@ -15,3 +15,5 @@ export * from './schemas/trust.js';
 export * from './schemas/visitorSide.js';
 export * from './schemas/integrations.js';
 export * from './proactive.js';
+export * from './languages.js';
+export * from './schemas/languages.js';

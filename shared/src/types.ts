@@ -289,6 +289,10 @@ export interface PublicWidgetSettingsDto {
   follow_up_greeting: string;
   agent_online: boolean;
   powered_by: string;
+  /** Issue 13: '' follows the visitor's browser; else the language the owner forces. */
+  language?: string;
+  /** Issue 13: greetings per language code (the default greetings above otherwise). */
+  greetings_by_language?: Record<string, { initial_greeting: string; follow_up_greeting: string }>;
 }
 
 /** GET /api/vms/storage (owner only): the files the account stores against its plan's quota. */
@@ -470,4 +474,10 @@ export interface TriggerDto {
   sender_avatar: string;
   open_panel: boolean;
   enabled: boolean;
+}
+
+/** Issue 13: GET/PUT /api/vms/widget-language. */
+export interface WidgetLanguageDto {
+  language: string;
+  greetings_by_language: Record<string, { initial_greeting: string; follow_up_greeting: string }>;
 }

@@ -6,6 +6,7 @@
  * content-hashed, long-cached module) once the page is idle, on first click, or on
  * `Parley('open')`. It reports load / error for the integration metrics (the UI reports connect).
  */
+import { isRtl, widgetLanguage } from './lang.js';
 import { CHAT_ICON, LAUNCHER_CSS } from './launcherCss.js';
 import type { Command, EventKind, LoaderContext, PublicSettings } from './types.js';
 
@@ -70,11 +71,14 @@ declare global {
       .then((r) => (r.ok ? r.json() : Promise.reject(`settings ${r.status}`)))
       .then((body: { data: PublicSettings }) => {
         const host = document.createElement('parley-widget');
+        // Picked here, so a right-to-left page has its launcher on the left before the UI arrives.
+        const lang = widgetLanguage(body.data.language);
+        if (isRtl(lang)) host.dir = 'rtl';
         const root = host.attachShadow({ mode: 'open' });
         root.innerHTML = `<style>${LAUNCHER_CSS}</style><button class="l" type="button" aria-label="Open chat" aria-expanded="false">${CHAT_ICON}</button>`;
         const launcher = root.querySelector('button') as HTMLButtonElement;
         launcher.style.background = body.data.color;
-        ctx = { key, base, settings: body.data, root, launcher, queue, report };
+        ctx = { key, base, settings: body.data, lang, root, launcher, queue, report };
         launcher.onclick = () => parley('open');
         // Hover or focus means a click is likely: start fetching the UI right away.
         launcher.onpointerenter = launcher.onfocus = loadUi;

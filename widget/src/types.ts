@@ -15,6 +15,8 @@ export interface LoaderContext {
   /** The widget server's origin (from the script's src), e.g. https://chat.example.com. */
   base: string;
   settings: PublicSettings;
+  /** The language the loader picked (lang.ts: forced by the owner, else the browser's). */
+  lang?: string;
   /** The open shadow root the widget lives in. */
   root: ShadowRoot;
   /** The launcher bubble the loader already shows; the UI takes it over. */

@@ -3,6 +3,7 @@ import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { DangerZone, PasswordForm, ProfileForm } from '../components/settings/AccountForms';
 import { AlertSettings } from '../components/settings/AlertSettings';
 import { AccountInfoForm, GreetingsForm } from '../components/settings/GreetingsAccountForms';
+import { WidgetLanguageCard } from '../components/settings/WidgetLanguageCard';
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
 import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
 import { LabelsManager } from '../components/inbox/LabelsManager';
@@ -33,6 +34,7 @@ export default function Settings() {
         <div className="section-gap">
           <WidgetSettingsForm />
           <GreetingsForm />
+          <WidgetLanguageCard />
           <CannedRepliesManager />
           <LabelsManager />
           <SatisfactionSettings />

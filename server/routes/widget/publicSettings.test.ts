@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const PUBLIC_KEYS = ['agent_online', 'avatar_url', 'color', 'follow_up_greeting', 'initial_greeting', 'name', 'powered_by', 'title'];
+const PUBLIC_KEYS = ['agent_online', 'avatar_url', 'color', 'follow_up_greeting', 'greetings_by_language', 'initial_greeting', 'language', 'name', 'powered_by', 'title'];
 
 async function customise(app: TestApp['app'], owner: TestOwner): Promise<string> {
   const look = await callMultipart(app, 'POST', '/api/vms/chatwidget-settings', {
@@ -52,6 +52,8 @@ describe('GET /api/widget-settings (public)', () => {
         follow_up_greeting: 'Ask us anything',
         agent_online: true,
         powered_by: 'Powered by Parley',
+        language: '',
+        greetings_by_language: {},
       },
     });
     expect(Object.keys(res.body.data).sort()).toEqual(PUBLIC_KEYS);
@@ -74,6 +76,8 @@ describe('GET /api/widget-settings (public)', () => {
       follow_up_greeting: 'Feel free to ask any questions!',
       agent_online: false,
       powered_by: 'Powered by Parley',
+      language: '',
+      greetings_by_language: {},
     });
   });
 

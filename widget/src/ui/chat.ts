@@ -7,7 +7,8 @@ import { attachmentProblem, isImageFile, localFileFields } from './files.js';
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
-import { browserLanguages, loadTexts, pickLanguage, type Texts } from './i18n.js';
+import { widgetLanguage } from '../lang.js';
+import { loadTexts, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
 import { h, icon } from './dom.js';
@@ -446,7 +447,10 @@ export class Chat {
 
 /** Called by the loader with its context; replays the commands queued before the UI arrived. */
 export async function boot(ctx: LoaderContext): Promise<void> {
-  const lang = pickLanguage(browserLanguages());
+  const lang = ctx.lang ?? widgetLanguage(ctx.settings.language);
+  // Greetings in the visitor's language when the owner wrote them (issue 13), the default ones otherwise.
+  const greetings = ctx.settings.greetings_by_language?.[lang];
+  if (greetings?.initial_greeting) ctx.settings = { ...ctx.settings, ...greetings };
   const chat = new Chat(ctx, lang, await loadTexts(lang, ctx.base));
   ctx.run = (cmd) => {
     try {

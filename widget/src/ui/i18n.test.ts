@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EN, LANGUAGES, isRtl, parseTexts, pickLanguage } from './i18n.js';
+import { widgetLanguage } from '../lang.js';
+import { EN, LANGUAGES, browserLanguages, isRtl, parseTexts, pickLanguage, plural } from './i18n.js';
 import { TABLE } from './texts.js';
 
 describe('languages', () => {
@@ -40,5 +41,36 @@ describe('languages', () => {
   it('keeps the accessible names the end-to-end test relies on in English', () => {
     const t = parseTexts(EN);
     expect([t.open, t.type, t.send, t.attach]).toEqual(['Open chat', 'Type a message', 'Send', 'Attach image']);
+  });
+});
+
+describe('plural forms (issue 13)', () => {
+  const unread = (code: string) => parseTexts(TABLE[code]!).unread;
+  it('says "1 непрочитанное", "3 непрочитанных", "5 непрочитанных", "21 непрочитанное" in Russian, by Intl.PluralRules', () => {
+    expect([1, 3, 5, 11, 21, 22].map((n) => `${n} ${plural(unread('ru'), n, 'ru')}`)).toEqual([
+      '1 непрочитанное',
+      '3 непрочитанных',
+      '5 непрочитанных',
+      '11 непрочитанных',
+      '21 непрочитанное',
+      '22 непрочитанных',
+    ]);
+    expect(`${2} ${plural(unread('pl'), 2, 'pl')}`).toBe('2 nieprzeczytane');
+    expect(`${5} ${plural(unread('pl'), 5, 'pl')}`).toBe('5 nieprzeczytanych');
+  });
+
+  it('uses a text without forms for every count', () => {
+    expect(plural('unread', 1, 'en')).toBe('unread');
+    expect(plural('unread', 7, 'en')).toBe('unread');
+  });
+
+  it('writes every right-to-left language right to left, shipped or not (ps, ckb, yi, ug, sd too)', () => {
+    for (const code of ['ar', 'he', 'fa', 'ur', 'ps', 'ckb', 'yi', 'ug', 'sd', 'ar-EG', 'fa-IR']) expect(isRtl(code), code).toBe(true);
+  });
+
+  it('a language the owner forces wins over the browser; an unknown one falls back to the browser', () => {
+    expect(widgetLanguage('ru')).toBe('ru');
+    expect(widgetLanguage('klingon')).toBe(pickLanguage(browserLanguages()));
+    expect(widgetLanguage('')).toBe(pickLanguage(browserLanguages()));
   });
 });

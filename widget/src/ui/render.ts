@@ -6,7 +6,7 @@
 import { CHAT_ICON, CHAT_PATH, LAUNCHER_CSS } from '../launcherCss.js';
 import type { PublicSettings } from '../types.js';
 import { ICONS, absolute, h, icon, linkify, textOn } from './dom.js';
-import { EN, isRtl, parseTexts, type Texts } from './i18n.js';
+import { EN, isRtl, parseTexts, plural, type Texts } from './i18n.js';
 import { DOC_ICON, FILES_CSS, acceptDropAndPaste, fileChip, isDocumentMessage } from './files.js';
 import type { ChatMessage } from './merge.js';
 import { DOCUMENT_ACCEPT } from '../shared.js';
@@ -191,7 +191,7 @@ export class View {
     this.unread = n;
     this.badge.textContent = String(n);
     this.badge.hidden = n === 0;
-    this.launcher.setAttribute('aria-label', n ? `${this.t.open} (${n} ${this.t.unread})` : this.t.open);
+    this.launcher.setAttribute('aria-label', n ? `${this.t.open} (${n} ${plural(this.t.unread, n, this.lang)})` : this.t.open);
   }
 
   get unreadCount(): number {
