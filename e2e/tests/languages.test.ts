@@ -28,6 +28,8 @@ describe('languages (issue 13)', () => {
     const input = panel.getByRole('textbox', { name: 'Напишите сообщение' });
     await visible(input, 15_000);
     await input.fill('Здравствуйте');
+    // The footer credit speaks Russian too.
+    await visible(panel.getByText('Работает на Parley'));
     await panel.getByRole('button', { name: 'Отправить', exact: true }).click();
     // The visitor closes the panel; the agent answers.
     await panel.getByRole('button', { name: 'Закрыть чат' }).first().click();

@@ -74,3 +74,10 @@ describe('plural forms (issue 13)', () => {
     expect(widgetLanguage('')).toBe(pickLanguage(browserLanguages()));
   });
 });
+
+describe('the footer credit in every language (issue 13)', () => {
+  it('has a "Powered by" text with the product name placed by the language', () => {
+    for (const [code, line] of Object.entries(TABLE)) expect(parseTexts(line).poweredBy, code).toContain('{name}');
+    expect(parseTexts(TABLE.ru!).poweredBy.replace('{name}', 'Parley')).toBe('Работает на Parley');
+  });
+});

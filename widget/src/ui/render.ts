@@ -39,8 +39,10 @@ const noop = () => {};
 
 /** The footer credit: the server sends '' when the owner removed it (and the plan allows that); an
  *  older server without the field still gets the credit. '' means no footer at all. */
+const DEFAULT_CREDIT = 'Powered by Parley';
+
 export function creditOf(s: Pick<PublicSettings, 'powered_by'>): string {
-  return typeof s.powered_by === 'string' ? s.powered_by : 'Powered by Parley';
+  return typeof s.powered_by === 'string' ? s.powered_by : DEFAULT_CREDIT;
 }
 
 /** What the onboarding preview shows for empty fields (SPEC.md section 2; the console is English).
@@ -161,7 +163,8 @@ export class View {
     const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, PREVIEW.status));
     this.header.replaceChildren(avatar, names, this.headerExtra, close);
     this.panel.setAttribute('aria-label', name || 'Chat');
-    const credit = creditOf(s);
+    // The default credit in the visitor's language (issue 13); a custom credit as the server says it.
+    const credit = creditOf(s) === DEFAULT_CREDIT ? this.t.poweredBy.replace('{name}', 'Parley') : creditOf(s);
     this.footer.textContent = credit;
     this.footer.setAttribute('href', this.opts.base || 'https://parley.chat');
     // Inline, because the panel's `.f{display:block}` would win over the [hidden] rule.
