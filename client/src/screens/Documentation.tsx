@@ -3,11 +3,13 @@ import '../components/integration/docs.css';
 import { PageHeader } from '../components/layout/PageHeader';
 import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, WEBHOOK_EVENTS } from '@parley/shared';
 import { CURL_EXAMPLES, DELIVERY_SAMPLE, VERIFY_EXAMPLE } from '../components/integrations/apiExamples';
+import { payloadTypes, socketEvents } from '../components/integrations/socketEvents';
 
 const SECTIONS = [
   { id: 'getting-started', title: 'Getting Started' },
   { id: 'api', title: 'API Documentation' },
   { id: 'api-keys', title: 'API keys and webhooks' },
+  { id: 'socket-events', title: 'Live events' },
   { id: 'features', title: 'Features' },
   { id: 'support', title: 'Support' },
 ];
@@ -157,6 +159,35 @@ export default function Documentation() {
         </p>
         <pre className="docs-code">
           <code>{VERIFY_EXAMPLE}</code>
+        </pre>
+      </section>
+
+      <section className="docs-section" id="socket-events" aria-labelledby="docs-socket-events">
+        <h2 id="docs-socket-events">Live events (Socket.IO)</h2>
+        <p>
+          The console connects with <code>io(YOUR_PARLEY_HOST, {'{'} auth: {'{'} token {'}'} {'}'})</code> using a session token (API keys
+          use the REST calls and webhooks). Events, as defined in <code>shared/src/events.ts</code>:
+        </p>
+        <table className="table" aria-label="Socket events">
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Direction and payload</th>
+            </tr>
+          </thead>
+          <tbody>
+            {socketEvents().map((e) => (
+              <tr key={e.name}>
+                <td>
+                  <code>{e.name}</code>
+                </td>
+                <td>{e.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <pre className="docs-code">
+          <code>{payloadTypes().join('\n\n')}</code>
         </pre>
       </section>
 
