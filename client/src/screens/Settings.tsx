@@ -8,6 +8,7 @@ import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
 import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
 import { LabelsManager } from '../components/inbox/LabelsManager';
 import { SatisfactionSettings } from '../components/ratings/SatisfactionSettings';
+import { ProactiveMessages } from '../components/proactive/ProactiveMessages';
 import { useCan } from '../stores/auth';
 
 /**
@@ -38,6 +39,7 @@ export default function Settings() {
           <CannedRepliesManager />
           <LabelsManager />
           <SatisfactionSettings />
+          <ProactiveMessages />
         </div>
         <div className="section-gap">
           <ProfileForm />

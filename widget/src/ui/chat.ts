@@ -11,7 +11,7 @@ import { widgetLanguage } from '../lang.js';
 import { loadTexts, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
-import { h, icon } from './dom.js';
+import { absolute, h, icon } from './dom.js';
 import { loadFeature } from './lazy.js';
 import { View } from './render.js';
 import { MiniSocket } from './socket.js';
@@ -77,6 +77,8 @@ export class Chat {
       this.live();
     } else this.report('connect', 'ready');
     setInterval(() => this.watchPage(), 2000);
+    // Issue 13: the account's proactive messages, from their own module, after the UI is up.
+    setTimeout(() => this.startProactive(), 0);
     document.addEventListener('visibilitychange', () => this.markSeen());
   }
 
@@ -420,6 +422,28 @@ export class Chat {
         )
         .catch(() => {});
     this.view.headerExtra.append(button);
+  }
+
+  /** Issue 13: proactive messages (proactive.ts decides when; the server records each showing). */
+  private startProactive(): void {
+    const s = this.ctx.settings;
+    loadFeature(this.ctx.base, 'proactive')
+      .then(({ startProactive }) =>
+        startProactive({
+          base: this.ctx.base,
+          key: this.ctx.key,
+          token: () => this.me?.visitor_token,
+          h,
+          texts: this.view.t,
+          root: this.ctx.root,
+          sender: { name: s.name, avatar: s.avatar_url ? absolute(this.ctx.base, s.avatar_url) : '' },
+          ensureVisitor: () => this.visitor().then(() => undefined),
+          isOpen: () => this.view.open,
+          open: () => this.view.setOpen(true),
+          show: (el) => this.view.setSlot(el),
+        }),
+      )
+      .catch(() => {});
   }
 
   /** Issue 13: the satisfaction survey, from its own chunk; the server says whether it is due. */

@@ -4,10 +4,12 @@
  */
 import type * as Rating from './rating.js';
 import type * as Transcript from './transcript.js';
+import type * as Proactive from './proactive.js';
 
 interface Modules {
   rating: typeof Rating;
   transcript: typeof Transcript;
+  proactive: typeof Proactive;
 }
 
 /** Replaced at build time with { name: 'chunks/<name>-<hash>.js' } (build.mjs). */
