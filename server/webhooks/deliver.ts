@@ -49,6 +49,8 @@ export async function deliverWebhooks(p: Payload, ctx: JobContext): Promise<void
       .where(and(eq(webhookDeliveries.id, head.id), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now()`)))
       .returning();
     if (!claimed) return wakeAt(ctx, p, head.nextAttemptAt);
+    // Should this process die mid-call, a durable wake-up takes the queue back after the lease.
+    await wakeAt(ctx, p, claimed.nextAttemptAt);
 
     const body = JSON.stringify(claimed.payload);
     const timestamp = Math.floor(Date.now() / 1000);
