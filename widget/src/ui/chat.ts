@@ -19,6 +19,9 @@ import { type Stored, load, save } from './storage.js';
 
 type Listener = (data: unknown) => void;
 
+/** Issue 13: proactive messages are looked up this long after the UI starts. */
+const PROACTIVE_AFTER_MS = 2000;
+
 /** Three dots: the widget's menu (issue 13). */
 const MENU_ICON = 'M12 8a2 2 0 1 0 0-4 2 2 0 0 0 0 4m0 6a2 2 0 1 0 0-4 2 2 0 0 0 0 4m0 6a2 2 0 1 0 0-4 2 2 0 0 0 0 4';
 
@@ -77,8 +80,9 @@ export class Chat {
       this.live();
     } else this.report('connect', 'ready');
     setInterval(() => this.watchPage(), 2000);
-    // Issue 13: the account's proactive messages, from their own module, after the UI is up.
-    setTimeout(() => this.startProactive(), 0);
+    // Issue 13: the account's proactive messages, from their own module, once the page has settled
+    // (not among what a visitor downloads before the panel is usable); their seconds count from the page's load.
+    setTimeout(() => this.startProactive(), PROACTIVE_AFTER_MS);
     document.addEventListener('visibilitychange', () => this.markSeen());
   }
 

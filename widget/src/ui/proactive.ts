@@ -55,7 +55,7 @@ export async function startProactive(host: ProactiveHost): Promise<void> {
       fire(host, t).catch(() => {
         shown = false; // not shown (already today, or a failure): a later trigger may be
       });
-    }, t.seconds_on_page * 1000);
+    }, Math.max(0, t.seconds_on_page * 1000 - performance.now())); // seconds since the page loaded
   }
 }
 
