@@ -31,7 +31,11 @@ describe('languages (issue 13)', () => {
     // The footer credit speaks Russian too.
     await visible(panel.getByText('Работает на Parley'));
     await panel.getByRole('button', { name: 'Отправить', exact: true }).click();
-    // The visitor closes the panel; the agent answers.
+    // A refused attachment is explained in Russian too.
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), panel.getByRole('button', { name: 'Прикрепить файл' }).click()]);
+    await chooser.setFiles({ name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ') });
+    await visible(panel.getByText('Можно отправлять только изображения, PDF, TXT, CSV, DOCX и XLSX.'));
+        // The visitor closes the panel; the agent answers.
     await panel.getByRole('button', { name: 'Закрыть чат' }).first().click();
     const visitorId = await eventually(async () => {
       const list = await apiCall<{ data: { visitor_id?: string; id?: string }[] }>('GET', '/api/vms/conversations', { token: owner.token });

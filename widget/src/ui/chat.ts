@@ -3,7 +3,7 @@
  * fallback, unread badge and the host-page API. Entry of the UI chunk (dist/ui-<hash>.js).
  */
 import { EVENTS, POLL_INTERVAL_MS, VISITOR_SIDE_EVENTS } from '../shared.js';
-import { attachmentProblem, isImageFile, localFileFields } from './files.js';
+import { attachmentProblem, isImageFile, localFileFields, localUploadError } from './files.js';
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
@@ -304,7 +304,7 @@ export class Chat {
     // The same rules and words as the server (it checks the bytes again): files.ts.
     const problem = attachmentProblem(file);
     if (problem) {
-      this.view.showError(problem);
+      this.view.showError(localUploadError(problem, this.view.t));
       return;
     }
     this.enqueue({ message: '', image: file });
@@ -381,7 +381,7 @@ export class Chat {
         this.view.setOffline(true, m.message);
         return;
       }
-      this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : (err as Error).message });
+      this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : localUploadError((err as Error).message, this.view.t) });
     }
   }
 

@@ -85,3 +85,13 @@ export function acceptDropAndPaste(zone: HTMLElement, input: HTMLElement, onFile
 
 export const FILES_CSS =
   '.fc{display:flex;align-items:center;gap:8px;padding:4px 2px;color:inherit;text-decoration:none;max-width:240px}.fc svg{width:28px;height:28px;flex:none;fill:currentColor}.fi{display:flex;flex-direction:column;min-width:0}.fn{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:600}.fs{font-size:11.5px;opacity:.75}a.fc:hover .fn{text-decoration:underline}.dz{outline:2px dashed var(--c);outline-offset:-4px}';
+
+/**
+ * The visitor's words for an upload refusal (the client check's or the server's English message):
+ * the type or size text in their language; any other message as it is.
+ */
+export function localUploadError(message: string, t: { fileType: string; fileSize: string }): string {
+  if (message === CHAT_IMAGE_TOO_LARGE || message === CHAT_FILE_TOO_LARGE) return t.fileSize;
+  if (message === NOT_AN_IMAGE || message === NOT_AN_ALLOWED_FILE) return t.fileType;
+  return message;
+}

@@ -4,12 +4,12 @@
  */
 import { WIDGET_LANGUAGES } from '../../../shared/src/languages.js';
 
-const KEYS = ['open', 'close', 'type', 'send', 'attach', 'typing', 'away', 'email', 'message', 'thanks', 'retry', 'unread', 'rate', 'comment', 'rated', 'notNow', 'menu', 'transcript', 'transcriptLater', 'transcriptSent', 'attachFile', 'poweredBy'] as const;
+const KEYS = ['open', 'close', 'type', 'send', 'attach', 'typing', 'away', 'email', 'message', 'thanks', 'retry', 'unread', 'rate', 'comment', 'rated', 'notNow', 'menu', 'transcript', 'transcriptLater', 'transcriptSent', 'attachFile', 'poweredBy', 'fileType', 'fileSize'] as const;
 export type TextKey = (typeof KEYS)[number];
 export type Texts = Record<TextKey, string>;
 
 export const EN =
-  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.|Attach file|Powered by {name}";
+  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.|Attach file|Powered by {name}|Only images, PDF, TXT, CSV, DOCX and XLSX files can be sent.|Files must be smaller than 5 MB.";
 
 /** The languages texts.ts has (kept equal by i18n.test.ts): shared with the server, which validates a forced language. */
 export const LANGUAGES = WIDGET_LANGUAGES;
