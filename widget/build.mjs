@@ -55,7 +55,7 @@ const uiCode = ui.outputFiles.find((f) => f.path.endsWith('.js')).contents;
 const uiFile = `ui-${createHash('sha256').update(uiCode).digest('hex').slice(0, 10)}.js`;
 emit(uiFile, ui);
 
-emit('widget.js', await build({ ...common, entryPoints: ['src/loader.ts'], format: 'iife', outfile: 'dist/widget.js', define: { __UI_FILE__: JSON.stringify(uiFile) } }));
+emit('widget.js', await build({ ...common, entryPoints: ['src/loader.ts'], format: 'iife', outfile: 'dist/widget.js', define: { __UI_FILE__: JSON.stringify(uiFile), __LANG_HASH__: JSON.stringify(langHash) } }));
 emit('preview.js', await build({ ...common, entryPoints: ['src/ui/render.ts'], format: 'esm', outfile: 'dist/preview.js' }));
 
 const kb = (n) => `${(n / 1024).toFixed(2)} KB`;

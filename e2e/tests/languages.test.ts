@@ -59,7 +59,7 @@ describe('languages (issue 13)', () => {
     await context.close();
   });
 
-  it('an owner forcing Arabic: right-to-left panel, the launcher on the left before and after the UI loads, the Arabic greeting', async () => {
+  it('an owner forcing Arabic: right-to-left panel, the launcher on the left and named in Arabic before the UI loads, the Arabic greeting', async () => {
     const owner = await registerOwner('Amal Owner');
     const greeting = 'مرحبا! كيف يمكننا مساعدتك اليوم؟';
     const saved = await apiCall('PUT', '/api/vms/widget-language', { token: owner.token, body: { language: 'ar', greetings_by_language: { ar: { initial_greeting: greeting, follow_up_greeting: '' } } } });
@@ -85,6 +85,8 @@ describe('languages (issue 13)', () => {
     const before = await launcherBox();
     expect(before.left).toBeLessThan(40);
     expect(await host.getAttribute('dir')).toBe('rtl');
+    // Named in Arabic already, while the UI is still held back.
+    await expect.poll(() => host.evaluate((h) => h.shadowRoot!.querySelector('button.l')!.getAttribute('aria-label'))).toBe('افتح الدردشة');
     release();
     const launcher = page.getByRole('button', { name: /^افتح الدردشة/ });
     await visible(launcher, 15_000);

@@ -12,6 +12,8 @@ import type { Command, EventKind, LoaderContext, PublicSettings } from './types.
 
 /** Replaced at build time with the hashed UI file name (build.mjs). */
 declare const __UI_FILE__: string;
+/** Replaced at build time with the language modules' hash (build.mjs). */
+declare const __LANG_HASH__: string;
 
 interface ParleyFn {
   (...args: unknown[]): void;
@@ -78,6 +80,9 @@ declare global {
         root.innerHTML = `<style>${LAUNCHER_CSS}</style><button class="l" type="button" aria-label="Open chat" aria-expanded="false">${CHAT_ICON}</button>`;
         const launcher = root.querySelector('button') as HTMLButtonElement;
         launcher.style.background = body.data.color;
+        // The launcher's name in the visitor's language before the UI arrives (the UI imports the same module).
+        if (lang !== 'en')
+          import(/* @vite-ignore */ `${base}/widget/lang/${lang}-${__LANG_HASH__}.js`).then((m: { default: string }) => launcher.setAttribute('aria-label', m.default.split('|')[0] as string), () => {});
         ctx = { key, base, settings: body.data, lang, root, launcher, queue, report };
         launcher.onclick = () => parley('open');
         // Hover or focus means a click is likely: start fetching the UI right away.
