@@ -24,6 +24,14 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n\\s+${name}:`));
   });
 
+  it('asks new owners to verify their email only when mail can reach them, unless told', () => {
+    expect(loadConfig({}).emailVerification).toBe(false);
+    expect(loadConfig({ SMTP_URL: 'smtp://mail.example.com:587' }).emailVerification).toBe(true);
+    expect(loadConfig({ SMTP_URL: 'smtp://mail.example.com:587', EMAIL_VERIFICATION: 'false' }).emailVerification).toBe(false);
+    expect(loadConfig({ EMAIL_VERIFICATION: 'true' }).emailVerification).toBe(true);
+    expect(() => loadConfig({ EMAIL_VERIFICATION: 'yes' })).toThrow(/EMAIL_VERIFICATION/);
+  });
+
   it('reads trusted proxies as a flag, a hop count or a list', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);

@@ -125,7 +125,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: intInRange(10_000, 100, 120_000),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   /** Issue 14: new owners verify their email (payments and webhooks wait for it); false: nobody is asked. */
-  EMAIL_VERIFICATION: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
+  EMAIL_VERIFICATION: z.enum(['true', 'false'], { message: 'must be true or false' }).optional(),
 });
 
 export interface Config {
@@ -181,7 +181,10 @@ export interface Config {
   outbound: { allowPrivate: boolean };
   /** On SIGTERM the node drains (readyz 503, sockets moved away in batches) and exits within this. */
   shutdownGraceMs: number;
-  /** New owners verify their email before payments and webhooks (EMAIL_VERIFICATION, default true). */
+  /**
+   * New owners verify their email before payments and webhooks (EMAIL_VERIFICATION; by default
+   * only when SMTP_URL is set: without it no link can reach them, so nobody is asked).
+   */
   emailVerification: boolean;
 }
 
@@ -382,7 +385,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'true' },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
-    emailVerification: e.EMAIL_VERIFICATION === 'true',
+    emailVerification: e.EMAIL_VERIFICATION === undefined ? e.SMTP_URL !== undefined : e.EMAIL_VERIFICATION === 'true',
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,

@@ -104,6 +104,8 @@ export default async function setup(project: TestProject) {
     VISITOR_REPLY_BATCH_SECONDS: '3',
     // Webhook journeys deliver to a receiver on 127.0.0.1 (the SSRF guard refuses loopback otherwise).
     OUTBOUND_ALLOW_PRIVATE: 'true',
+    // Owners verify through the link written to DATA_DIR/mail (on by default only with SMTP_URL).
+    EMAIL_VERIFICATION: 'true',
   });
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env, stdio: ['ignore', out, out] });
