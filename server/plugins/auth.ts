@@ -16,21 +16,26 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/** The acting user's columns, as sessions and API keys read them (joined with their role). */
+const actorColumns = {
+  id: users.id,
+  accountId: users.accountId,
+  name: users.name,
+  email: users.email,
+  isAdmin: users.isAdmin,
+  type: users.type,
+  roleId: users.roleId,
+  roleName: roles.name,
+  status: users.status,
+  createdAt: users.createdAt,
+};
+
 /** The console user behind a bearer token, or undefined when the token is unknown, revoked or expired. */
 export async function actorForToken(db: Db, token: string, sessions: SessionLifetime): Promise<Actor | undefined> {
   const tokenHash = hashToken(token);
   const [row] = await db
     .select({
-      id: users.id,
-      accountId: users.accountId,
-      name: users.name,
-      email: users.email,
-      isAdmin: users.isAdmin,
-      type: users.type,
-      roleId: users.roleId,
-      roleName: roles.name,
-      status: users.status,
-      createdAt: users.createdAt,
+      ...actorColumns,
       lastUsedAt: authTokens.lastUsedAt,
       tokenCreatedAt: authTokens.createdAt,
     })
@@ -63,16 +68,7 @@ export async function actorForApiKey(db: Db, key: string): Promise<(Actor & { ap
   const keyHash = hashToken(key);
   const [row] = await db
     .select({
-      id: users.id,
-      accountId: users.accountId,
-      name: users.name,
-      email: users.email,
-      isAdmin: users.isAdmin,
-      type: users.type,
-      roleId: users.roleId,
-      roleName: roles.name,
-      status: users.status,
-      createdAt: users.createdAt,
+      ...actorColumns,
       keyId: apiKeys.id,
       scopes: apiKeys.scopes,
       lastUsedAt: apiKeys.lastUsedAt,
