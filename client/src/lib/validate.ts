@@ -19,11 +19,14 @@ export function validate<S extends z.ZodType>(schema: S, values: unknown): { ok:
   return { ok: false, errors };
 }
 
-/** First message of each field of a server 422 `errors` map. */
+/** First message of each field of a server 422 `errors` map (`scopes.0` counts as `scopes`). */
 export function firstErrors(errors: Record<string, string[]> | undefined): FormErrors {
   const out: FormErrors = {};
   if (!errors) return out;
-  for (const [k, v] of Object.entries(errors)) if (v?.[0]) out[k] = v[0];
+  for (const [k, v] of Object.entries(errors)) {
+    const field = k.split('.')[0] ?? k;
+    if (v?.[0] && !out[field]) out[field] = v[0];
+  }
   return out;
 }
 

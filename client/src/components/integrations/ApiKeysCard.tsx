@@ -2,6 +2,7 @@ import './integrations.css';
 import { useCallback, useEffect, useState } from 'react';
 import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, type ApiKeyDto, type ApiKeyScope, apiKeySchema } from '@parley/shared';
 import { api, ApiError, serverError } from '../../lib/api';
+import { type FormErrors, firstErrors, validate } from '../../lib/validate';
 import { Banner, Button, TextField } from '../ui';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
@@ -11,7 +12,7 @@ export function ApiKeysCard() {
   const [keys, setKeys] = useState<ApiKeyDto[] | null>(null);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['conversations:read']);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<FormErrors>({});
   const [error, setError] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -27,11 +28,9 @@ export function ApiKeysCard() {
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
     setError('');
-    const parsed = apiKeySchema.safeParse({ name, scopes });
-    if (!parsed.success) {
-      const errs: Record<string, string> = {};
-      for (const i of parsed.error.issues) errs[String(i.path[0])] ??= i.message;
-      setFieldErrors(errs);
+    const parsed = validate(apiKeySchema, { name, scopes });
+    if (!parsed.ok) {
+      setFieldErrors(parsed.errors);
       return;
     }
     setFieldErrors({});
@@ -42,7 +41,7 @@ export function ApiKeysCard() {
       setName('');
       load();
     } catch (err) {
-      if (err instanceof ApiError && err.errors) setFieldErrors(Object.fromEntries(Object.entries(err.errors).map(([k, v]) => [k.split('.')[0] ?? k, v[0] ?? ''])));
+      if (err instanceof ApiError && err.errors) setFieldErrors(firstErrors(err.errors));
       setError(serverError(err, 'Could not create the key'));
     } finally {
       setBusy(false);

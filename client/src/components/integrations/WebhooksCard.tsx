@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { WEBHOOK_EVENTS, type WebhookDeliveryDto, type WebhookEndpointDto, type WebhookEvent, webhookSchema } from '@parley/shared';
 import { api, ApiError, request, serverError } from '../../lib/api';
+import { type FormErrors, firstErrors, validate } from '../../lib/validate';
 import { Banner, Button, TextField } from '../ui';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -10,7 +11,7 @@ export function WebhooksCard() {
   const [endpoints, setEndpoints] = useState<WebhookEndpointDto[] | null>(null);
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(['message.created']);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<FormErrors>({});
   const [error, setError] = useState('');
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
@@ -38,11 +39,9 @@ export function WebhooksCard() {
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
     setError('');
-    const parsed = webhookSchema.safeParse({ url, events });
-    if (!parsed.success) {
-      const errs: Record<string, string> = {};
-      for (const i of parsed.error.issues) errs[String(i.path[0])] ??= i.message;
-      setFieldErrors(errs);
+    const parsed = validate(webhookSchema, { url, events });
+    if (!parsed.ok) {
+      setFieldErrors(parsed.errors);
       return;
     }
     setFieldErrors({});
@@ -53,7 +52,7 @@ export function WebhooksCard() {
       setUrl('');
       load();
     } catch (err) {
-      if (err instanceof ApiError && err.errors) setFieldErrors(Object.fromEntries(Object.entries(err.errors).map(([k, v]) => [k.split('.')[0] ?? k, v[0] ?? ''])));
+      if (err instanceof ApiError && err.errors) setFieldErrors(firstErrors(err.errors));
       setError(serverError(err, 'Could not add the endpoint'));
     } finally {
       setBusy(false);
