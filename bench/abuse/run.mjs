@@ -22,13 +22,13 @@ const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
 const SERVER = path.join(ROOT, 'server/dist/index.js');
 // Where the attacker runs: on this 2-core machine the flood's own client (thousands of requests
-// a second) would otherwise take CPU from the servers, which no real attacker can do. With
-// BENCH_ABUSE_PIN=split (the default when taskset exists and there are 2+ CPUs) the flooding
-// process runs on the last CPU and the servers, their Redis and the timed console on the others;
-// the idle windows are measured the same way. BENCH_ABUSE_PIN=off shares every CPU as before.
+// a second) takes CPU from the servers, which no remote attacker can do. BENCH_ABUSE_PIN=split
+// (needs taskset and 2+ CPUs) runs the flooding process on the last CPU and the servers, their
+// Redis and the timed console on the others, idle windows measured the same way; the servers
+// then have fewer CPUs, so neither layout is the real one: the default (off) shares every CPU.
 const CPU_COUNT = os.cpus().length;
 const HAS_TASKSET = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
-const PIN = (process.env.BENCH_ABUSE_PIN ?? (CPU_COUNT >= 2 && HAS_TASKSET ? 'split' : 'off')) === 'split';
+const PIN = process.env.BENCH_ABUSE_PIN === 'split' && CPU_COUNT >= 2 && HAS_TASKSET;
 const FLOOD_CPU = String(CPU_COUNT - 1);
 const SERVER_CPUS = CPU_COUNT > 2 ? `0-${CPU_COUNT - 2}` : '0';
 // Extra node flags for the servers, e.g. BENCH_ABUSE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a flood.
