@@ -191,14 +191,25 @@ describe('two nodes, one killed (journey 11)', () => {
     // committed since its last answer, pushed or not, although newer ids are already on screen.
     await visible(log.getByText('Stored on node A, never pushed (visitor)'), 15_000);
     await visible(log.getByText('Stored on node A, never pushed (agent)'), 15_000);
-    // The widget does not poll while its socket is live: only sync.required brings them there.
+    // The widget does not poll while its socket is live: only a push brings them there.
     expect(await panel.getByText('Stored on node A, never pushed (agent)').count()).toBe(0);
 
     const navigations: string[] = [];
     for (const p of [page, shop.page]) p.on('framenavigated', (f) => f === p.mainFrame() && navigations.push(f.url()));
     A.child.kill('SIGKILL');
-    // B notices A's silence within seconds and both clients catch up.
+    // What A's commit also wrote (issue 15, instant failover): a push_outbox row per message,
+    // naming the node that stored it. That node is gone: B pushes them within a second, and the
+    // widget gets them live, with no reload.
+    const db2 = new pg.Client({ connectionString: databaseUrl });
+    await db2.connect();
+    try {
+      await db2.query(`insert into push_outbox (message_id, node) select id, 'node-a' from messages where message like 'Stored on node A, never pushed%'`);
+    } finally {
+      await db2.end();
+    }
+    const t0 = Date.now();
     await visible(panel.getByText('Stored on node A, never pushed (agent)'), 15_000);
+    expect(Date.now() - t0).toBeLessThan(5000);
     expect(navigations).toEqual([]);
     expect(consoleSession.pageErrors).toEqual([]);
     expect(shop.pageErrors).toEqual([]);

@@ -38,11 +38,12 @@ describe('item 2: roles in the UI follow the server', () => {
     await visible(page.getByLabel('Widget name', { exact: true }));
     await visible(page.getByLabel('Initial greeting', { exact: true }));
     await visible(page.getByLabel('Website URL', { exact: true }));
-    expect(await page.getByText(READ_ONLY).count()).toBe(3);
+    // The three SPEC cards, and the widget language card (issue 13).
+    expect(await page.getByText(READ_ONLY).count()).toBe(4);
     for (const label of ['Widget name', 'Title or department', 'Initial greeting', 'Website URL', 'Phone number']) {
       expect(await page.getByLabel(label, { exact: true }).isDisabled(), label).toBe(true);
     }
-    for (const save of ['Save Widget Settings', 'Save Greetings', 'Save Account Information']) {
+    for (const save of ['Save Widget Settings', 'Save Greetings', 'Save Account Information', 'Save Language']) {
       expect(await page.getByRole('button', { name: save }).count(), save).toBe(0);
     }
     expect(await page.getByRole('button', { name: 'Upload avatar' }).count()).toBe(0);

@@ -86,6 +86,9 @@ describe('live without WebSocket (issue 13, transport)', () => {
     const panel = visitor.page.getByRole('dialog');
     const input = panel.getByRole('textbox', { name: 'Type a message' });
     await visible(input, 15_000);
+    // Once the widget's long-poll session is up (its WebSocket refused), what it sends is live:
+    // the time below is the message's way through both polling sockets, not the fallback's start.
+    await eventually(async () => widgetPolls.some((p) => p.url.includes('sid=')), 'the widget long-polling');
     await input.fill('Hello from behind the firewall');
     await panel.getByRole('button', { name: 'Send', exact: true }).click();
 
@@ -99,8 +102,6 @@ describe('live without WebSocket (issue 13, transport)', () => {
     const log = agent.page.getByRole('log', { name: 'Messages' });
     await visible(log.getByText('Hello from behind the firewall'));
 
-    // Wait for the widget's long-poll session, so the reply can only come by the socket or the 10 s poll.
-    await eventually(async () => widgetPolls.some((p) => p.url.includes('sid=')), 'the widget long-polling');
     const composer = agent.page.getByRole('textbox', { name: 'Message' });
     await composer.fill('We hear you loud and clear.');
     await agent.page.getByRole('button', { name: 'Send message' }).click();

@@ -168,6 +168,7 @@ export default function Documentation() {
           The console connects with <code>io(YOUR_PARLEY_HOST, {'{'} auth: {'{'} token {'}'} {'}'})</code> using a session token (API keys
           use the REST calls and webhooks). Events, as defined in <code>shared/src/events.ts</code>:
         </p>
+        <div className="table-wrap">
         <table className="table" aria-label="Socket events">
           <thead>
             <tr>
@@ -186,6 +187,7 @@ export default function Documentation() {
             ))}
           </tbody>
         </table>
+        </div>
         <pre className="docs-code">
           <code>{payloadTypes().join('\n\n')}</code>
         </pre>
