@@ -1,4 +1,4 @@
-/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql. */
+/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql, 0028_ai_sources.sql. */
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts, conversations, users } from './core.js';
@@ -77,6 +77,8 @@ export const aiChatMessages = pgTable(
     intentDetected: text('intent_detected'),
     /** The pattern the answer came from, so feedback can re-weight it. */
     patternId: bigint('pattern_id', { mode: 'number' }).references(() => aiPatterns.id, { onDelete: 'set null' }),
+    /** The source passage the answer came from (its citation), so feedback reaches it. */
+    passageId: bigint('passage_id', { mode: 'number' }).references(() => aiPassages.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('ai_chat_messages_user_idx').on(t.userId, t.id)],
@@ -115,4 +117,77 @@ export const aiConversations = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('ai_conversations_account_idx').on(t.accountId, t.firstBotReplyAt)],
+);
+
+/**
+ * A knowledge source of the business (issue 17): its website (crawled within its own host), a
+ * document (PDF, DOCX, Markdown, TXT) or an FAQ file (CSV of question,answer). Refreshed on a
+ * schedule by the jobs; removing it removes its passages (cascade).
+ */
+export const aiSources = pgTable(
+  'ai_sources',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['website', 'document', 'faq'] }).notNull(),
+    /** The site's host or the file's name, as the console lists it. */
+    name: text('name').notNull(),
+    /** website: the URL the owner gave (the crawl stays on its host). */
+    url: text('url'),
+    /** document / faq: the stored file (storage key), kept to refresh from. */
+    filePath: text('file_path'),
+    status: text('status', { enum: ['queued', 'refreshing', 'ready', 'failed'] }).notNull().default('queued'),
+    pageCount: integer('page_count').notNull().default(0),
+    passageCount: integer('passage_count').notNull().default(0),
+    /** The last refresh's error (or its skipped pages), as the owner should read it. */
+    error: text('error'),
+    lastRefreshedAt: timestamp('last_refreshed_at', { withTimezone: true }),
+    nextRefreshAt: timestamp('next_refresh_at', { withTimezone: true }),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_sources_account_idx').on(t.accountId, t.createdAt), index('ai_sources_refresh_idx').on(t.nextRefreshAt)],
+);
+
+/**
+ * A passage of a source: a chunk of a page or document under its heading, or one FAQ row
+ * (question + answer). Retrieved, scored and cited by the assistant; feedback re-weights it.
+ */
+export const aiPassages = pgTable(
+  'ai_passages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    sourceId: uuid('source_id')
+      .notNull()
+      .references(() => aiSources.id, { onDelete: 'cascade' }),
+    /** The page's URL (website sources); null for documents and FAQ rows. */
+    url: text('url'),
+    /** The page's <title> or the document's name: what an answer cites. */
+    title: text('title').notNull(),
+    /** The heading the chunk sits under ('' when none). */
+    heading: text('heading').notNull().default(''),
+    /** FAQ rows: the question (text is the answer). */
+    question: text('question'),
+    text: text('text').notNull(),
+    /** Order within the source. */
+    position: integer('position').notNull().default(0),
+    weight: real('weight').notNull().default(1),
+    uses: integer('uses').notNull().default(0),
+    helpful: integer('helpful').notNull().default(0),
+    notHelpful: integer('not_helpful').notNull().default(0),
+    /** Optional: the vector of an OpenAI-compatible embeddings endpoint, when one is configured. */
+    embedding: real('embedding').array(),
+    /** Bumped from a sequence on every change: nodes compare it to know their cached index is stale. */
+    rev: bigint('rev', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('ai_passages_rev_seq')`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_passages_account_idx').on(t.accountId, t.rev), index('ai_passages_source_idx').on(t.sourceId, t.position)],
 );
