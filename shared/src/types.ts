@@ -481,3 +481,16 @@ export interface WidgetLanguageDto {
   language: string;
   greetings_by_language: Record<string, { initial_greeting: string; follow_up_greeting: string }>;
 }
+
+/**
+ * Issue 17: where an assistant answer came from (a passage of one of the business's sources).
+ * ChatbotMessageDto.sources (console) holds these ([] when the answer is not from a source).
+ */
+export interface ChatbotSourceDto {
+  /** The page's <title>, the document's name, or the FAQ file's name. */
+  title: string;
+  /** The page's address (website sources); null for documents and FAQ rows. */
+  url: string | null;
+  source_id: string;
+  passage_id: number;
+}
