@@ -31,6 +31,26 @@ describe('assistant evaluation data set', () => {
     // Issue 17's businesses: a site of 5-10 pages, 1-2 documents, an FAQ and 60 questions each.
     expect(out).toMatch(/dental: Brightside Dental Clinic, 8 pages, 2 documents, \d+ FAQ rows, 60 questions/);
     expect(out).toMatch(/saas: Tallyfox, 8 pages, 2 documents, \d+ FAQ rows, 60 questions/);
+    // The tuning business of the source kind (the only one whose failures may be read).
+    expect(out).toMatch(/tuning-cycles: Spokesmith Cycles, 6 pages, 1 documents, 8 FAQ rows, 4\d questions/);
+  });
+
+  it('the tuning business is checked like the held-out ones, with 40 or more questions', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-eval-data-'));
+    try {
+      fs.cpSync(path.join(bench, 'data'), tmp, { recursive: true });
+      const file = path.join(tmp, 'tuning-cycles', 'questions.json');
+      const set = JSON.parse(fs.readFileSync(file, 'utf8')) as { questions: { id: string; paraphrase: string; passage: string }[] };
+      set.questions[0]!.paraphrase = 'When is it open from Tuesday?'; // "tuesd" is a word of its passage
+      set.questions.splice(30); // too few questions to tune on
+      fs.writeFileSync(file, JSON.stringify(set));
+      const { code, out } = await check(tmp);
+      expect(code).toBe(1);
+      expect(out).toContain('tuning-cycles-01: paraphrase shares tuesd with the passage');
+      expect(out).toContain('tuning-cycles/questions.json: 30 questions, expected 40 or more');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('a broken copy is reported with what is wrong', async () => {
