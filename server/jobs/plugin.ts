@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Config, publicUrlOf } from '../config.js';
 import type { Db } from '../db/client.js';
 import { subscribeNotifications } from '../notifications/subscribe.js';
-import { rooms } from '../realtime/audience.js';
+import { isVisitorOnline } from '../realtime/visitorPresence.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import { subscribeLifecycle } from './lifecycle.js';
 import { createMailer } from '../services/mail.js';
@@ -46,7 +46,7 @@ export function createJobRunner(
 export async function registerJobs(app: FastifyInstance): Promise<void> {
   const settings = jobsSettings(app.config.jobs, app.config.visitorReplies);
   // Sockets live in the realtime plugin, registered after this one: looked up when a job asks.
-  const visitorOnline = async (visitorId: string) => (await app.io.in(rooms.visitor(visitorId)).fetchSockets()).length > 0;
+  const visitorOnline = (visitorId: string) => isVisitorOnline(app.io, visitorId);
   const runner = createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline, (name, seconds, outcome) => app.metrics.jobRan(name, seconds, outcome));
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });

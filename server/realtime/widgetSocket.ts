@@ -10,9 +10,10 @@ import { conversations, messages } from '../db/schema.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { presentMessage } from '../presenters/message.js';
 import { isAgentOnline } from '../services/presence.js';
-import { rooms, visitorAudience } from './audience.js';
+import { visitorAudience } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
+import { isVisitorOnline } from './visitorPresence.js';
 
 const typingSchema = z.object({ typing: z.boolean() });
 const seenSchema = z.object({ last_id: z.number().int().min(0) });
@@ -47,8 +48,7 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   socket.on('disconnect', () => {
     if (app.realtimeClosing()) return;
     void (async () => {
-      const remaining = await app.io.in(rooms.visitor(visitorId)).fetchSockets();
-      if (remaining.length === 0) app.io.to(await audience()).emit(EVENTS.visitorOffline, { visitor_id: visitorId });
+      if (!(await isVisitorOnline(app.io, visitorId))) app.io.to(await audience()).emit(EVENTS.visitorOffline, { visitor_id: visitorId });
     })().catch((err: unknown) => app.log.warn({ err }, 'visitor offline push failed'));
   });
 

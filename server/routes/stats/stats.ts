@@ -11,6 +11,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { can, type Actor } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { rooms } from '../../realtime/audience.js';
+import { onlineVisitorIds } from '../../realtime/visitorPresence.js';
 import { averageOf } from '../ratings/rate.js';
 import { satisfactionScope } from '../ratings/ratings.js';
 
@@ -175,13 +176,13 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
       aiResolvedCount(db, accountId, since, scope.aiConversation),
     ]);
 
-    const [consoleSockets, widgetSockets] = await Promise.all([
+    const [consoleSockets, online] = await Promise.all([
       app.io.in(rooms.console(accountId)).fetchSockets().catch(() => []),
-      app.io.in(rooms.widgets(accountId)).fetchSockets().catch(() => []),
+      onlineVisitorIds(app.io, accountId),
     ]);
     const unique = (list: { data: unknown }[], key: (d: any) => unknown) => new Set(list.map((s) => key(s.data))).size;
     // An Agent counts only the online visitors they may see.
-    const onlineIds = [...new Set(widgetSockets.map((s) => (s.data as { visitor?: { id?: string } }).visitor?.id).filter((id): id is string => !!id))];
+    const onlineIds = [...online];
     const onlineVisitors =
       onlineIds.length === 0 || can(request.actor, 'conversations.readAll')
         ? onlineIds.length

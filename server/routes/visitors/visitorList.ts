@@ -7,8 +7,7 @@ import { conversationCounts, conversations, visitorCounts, visitors } from '../.
 import { can, type Actor } from '../../policies/index.js';
 import { presentVisitor } from '../../presenters/visitor.js';
 import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
-import { rooms } from '../../realtime/audience.js';
-import { ttlCache } from '../../services/ttlCache.js';
+import { onlineVisitorIds } from '../../realtime/visitorPresence.js';
 import { searchWords } from '../conversations/search.js';
 
 /**
@@ -44,18 +43,6 @@ function visibleVisitorRows(actor: Actor): SQL {
   ) as SQL;
 }
 
-/** Visitors with a live widget socket, on any node; a little stale at most (2 s), best effort like the dashboard's figure. */
-const onlineCache = ttlCache<string, Set<string>>(2_000);
-export function onlineVisitorIds(app: FastifyInstance, accountId: string): Promise<Set<string>> {
-  return onlineCache.get(accountId, async () => {
-    const sockets = await app.io
-      .in(rooms.widgets(accountId))
-      .fetchSockets()
-      .catch(() => []);
-    return new Set(sockets.map((s) => (s.data as { visitor?: { id?: string } }).visitor?.id).filter((id): id is string => !!id));
-  });
-}
-
 async function countersOf(db: Db, actor: Actor) {
   const [byCountry, byAssignee] = await Promise.all([
     db.select({ country: visitorCounts.country, n: visitorCounts.n }).from(visitorCounts).where(eq(visitorCounts.accountId, actor.accountId)),
@@ -83,7 +70,7 @@ export async function listVisitors(app: FastifyInstance, actor: Actor, q: Visito
   const db = app.db;
   const limit = q.limit ?? SPEC_CAP;
   const words = q.q === undefined ? [] : searchWords(q.q);
-  const online = await onlineVisitorIds(app, actor.accountId);
+  const online = await onlineVisitorIds(app.io, actor.accountId);
 
   const filters: (SQL | undefined)[] = [visibleVisitorRows(actor)];
   if (words.length > 0) filters.push(sql`to_tsvector('simple'::regconfig, ${visitors.name} || ' ' || ${visitors.email}) @@ to_tsquery('simple'::regconfig, ${tsQueryOf(words)})`);
