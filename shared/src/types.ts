@@ -339,6 +339,43 @@ export interface PendingFeedbackDto {
   updated_at: string;
 }
 
+/** The assistant's knowledge sources (issue 17): GET/POST /api/chatbot/sources, .../upload, .../{id}/refresh. */
+export interface AiSourceDto {
+  id: string;
+  kind: 'website' | 'document' | 'faq';
+  /** The site's host or the file's name. */
+  name: string;
+  /** website: the URL the owner gave; null for documents and FAQ files. */
+  url: string | null;
+  status: 'queued' | 'refreshing' | 'ready' | 'failed';
+  page_count: number;
+  passage_count: number;
+  last_refreshed_at: string | null;
+  /** website: the next scheduled refresh (daily); null for documents and FAQ files (refreshed on demand). */
+  next_refresh_at: string | null;
+  /** The last refresh's error, or what it skipped (e.g. "3 pages skipped: robots.txt disallows /private"). */
+  error: string | null;
+  created_at: string;
+}
+
+/** GET /api/chatbot/sources/{id}/passages: what the assistant learned from a source. */
+export interface AiPassageDto {
+  id: number;
+  /** The page's <title> or the document's name: what an answer cites. */
+  title: string;
+  /** The page's URL (website sources); null for documents and FAQ rows. */
+  url: string | null;
+  /** The heading the passage sits under ('' when none). */
+  heading: string;
+  /** FAQ rows: the question (text is the answer); null otherwise. */
+  question: string | null;
+  text: string;
+  position: number;
+  uses: number;
+  helpful: number;
+  not_helpful: number;
+}
+
 /** GET/POST /api/vms/conversation-settings. */
 export interface ConversationSettingsDto {
   /** IANA zone, default 'UTC'. */
