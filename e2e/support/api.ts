@@ -67,7 +67,7 @@ export interface Visitor {
 }
 
 /** A visitor created the way the widget does (POST /api/widget/visitors). */
-export async function createVisitor(uniqueCode: string, fields: { name?: string; email?: string } = {}, ip?: string): Promise<Visitor> {
+export async function createVisitor(uniqueCode: string, fields: { name?: string; email?: string; time_zone?: string } = {}, ip?: string): Promise<Visitor> {
   // With TRUST_PROXY=1 (set by the global setup) the server takes the visitor's IP from the proxy header.
   const res = await apiCall<{ data: { visitor_id: string; visitor_token: string } }>('POST', '/api/widget/visitors', {
     body: { unique_code: uniqueCode, page_url: 'https://shop.example/pricing', locale: 'en', ...fields },

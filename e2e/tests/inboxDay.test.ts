@@ -48,7 +48,7 @@ describe('inbox: a team at work', () => {
     const owner = await registerOwner('Olga Owner');
     const agent = await member(owner.token, 'Agent', 'Andy Agent');
     const { key } = await integrationSnippet(owner.token);
-    const v = await createVisitor(key, { name: 'Vera Live', email: 'vera@example.com' });
+    const v = await createVisitor(key, { name: 'Vera Live', email: 'vera@example.com', time_zone: 'Asia/Tokyo' });
     await visitorSays(v, 'My parcel never came');
 
     const a = await openConsole(owner.token);
@@ -71,6 +71,10 @@ describe('inbox: a team at work', () => {
     // The side panel (open by default on a wide screen): who, where, and the team's edit.
     const panel = a.page.getByRole('complementary', { name: 'Visitor details' });
     await visible(panel.getByText('vera@example.com'));
+    // The visitor's local time, from the zone their widget reported (HH:MM in Tokyo).
+    const tokyo = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit' });
+    await visible(panel.getByText(/^\d\d:\d\d \(Asia\/Tokyo\)$/));
+    expect([0, 60_000].map((ms) => `${tokyo.format(Date.now() - ms)} (Asia/Tokyo)`)).toContain(await panel.getByText(/\(Asia\/Tokyo\)$/).textContent());
     const moved = await apiCall('PATCH', '/api/widget/visitor', { token: v.token, body: { page_url: 'https://shop.example/checkout' } });
     expect(moved.status).toBe(200);
     await visible(panel.getByTestId('ctx-current-page').getByText('https://shop.example/checkout'));

@@ -14,6 +14,8 @@ export interface CreateVisitorInput {
   pageUrl: string;
   referrer: string;
   locale: string;
+  /** The browser's IANA zone ('' when the widget did not say). */
+  timeZone?: string | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function createVisitor(db: Db, input: CreateVisitorInput): Promise<
       currentPage: input.pageUrl,
       referrer: input.referrer,
       locale: input.locale,
+      ...(input.timeZone ? { timeZone: input.timeZone } : {}),
     })
     .returning();
   if (!visitor) throw new Error('visitor insert returned nothing');

@@ -8,6 +8,8 @@ export interface VisitorChanges {
   name?: string | undefined;
   email?: string | undefined;
   pageUrl?: string | undefined;
+  /** The visitor's own IANA zone (the widget reports it). */
+  timeZone?: string | undefined;
 }
 
 /** `seen: false` when the team edits the visitor (side panel): the visitor was not seen then. */
@@ -22,7 +24,7 @@ export interface UpdateVisitorOptions {
 export async function updateVisitor(
   deps: { db: Db; events: DomainEvents },
   current: VisitorRow,
-  { name, email, pageUrl }: VisitorChanges,
+  { name, email, pageUrl, timeZone }: VisitorChanges,
   { seen = true }: UpdateVisitorOptions = {},
 ): Promise<VisitorRow | undefined> {
   const movedPage = pageUrl !== undefined && pageUrl !== '' && pageUrl !== current.currentPage;
@@ -31,6 +33,7 @@ export async function updateVisitor(
     .set({
       ...(name !== undefined ? { name } : {}),
       ...(email !== undefined ? { email } : {}),
+      ...(timeZone !== undefined && timeZone !== current.timeZone ? { timeZone } : {}),
       ...(movedPage ? { currentPage: pageUrl, pageViews: sql`${visitors.pageViews} + 1` } : {}),
       ...(seen ? { lastSeenAt: new Date() } : {}),
     })

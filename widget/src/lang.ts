@@ -35,3 +35,12 @@ export function widgetLanguage(forced: string | undefined): string {
 }
 
 export const isRtl = isRtlLanguage;
+
+/** The browser's IANA time zone (the console's side panel shows the visitor's local time), if it has one. */
+export function browserTimeZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -269,6 +269,40 @@ describe('PATCH /api/widget/visitor', () => {
   });
 });
 
+describe("the visitor's time zone (issue 16: their local time in the console's side panel)", () => {
+  const contextZone = async (visitorId: string) =>
+    (await call(t.app, 'GET', `/api/vms/conversations/${visitorId}/context`, { token: owner.token })).body.data.time_zone;
+
+  it('is stored from the widget at creation and on a later PATCH, and the side panel call answers it', async () => {
+    const v = await buildChattingVisitor(t.app, owner.widgetKey);
+    expect(await contextZone(v.id)).toBe(''); // not reported: the panel shows no local time
+    const created = await buildVisitor(t.app, owner.widgetKey, { time_zone: 'Asia/Tokyo' });
+    expect((await visitorRow(created.id)).timeZone).toBe('Asia/Tokyo');
+    const res = await call(t.app, 'PATCH', '/api/widget/visitor', { token: v.token, body: { time_zone: 'America/New_York' } });
+    expect(res.status).toBe(200);
+    expect((await visitorRow(v.id)).timeZone).toBe('America/New_York');
+    expect(await contextZone(v.id)).toBe('America/New_York');
+  });
+
+  it.each(['Mars/Olympus', 'not a zone', 'x'.repeat(65), 42])('refuses %o with a field error and changes nothing', async (zone) => {
+    const v = await buildVisitor(t.app, owner.widgetKey, { time_zone: 'Europe/Paris' });
+    const patched = await call(t.app, 'PATCH', '/api/widget/visitor', { token: v.token, body: { time_zone: zone } });
+    expect(patched.status).toBe(422);
+    expect(patched.body.errors.time_zone).toEqual(['Please choose a valid time zone']);
+    expect((await visitorRow(v.id)).timeZone).toBe('Europe/Paris');
+    const created = await call(t.app, 'POST', '/api/widget/visitors', { body: { unique_code: owner.widgetKey, time_zone: zone } });
+    expect(created.status).toBe(422);
+    expect(created.body.errors.time_zone).toEqual(['Please choose a valid time zone']);
+  });
+
+  it("is the visitor's own: the team's edit of a visitor does not take a time zone", async () => {
+    const v = await buildChattingVisitor(t.app, owner.widgetKey);
+    const res = await call(t.app, 'PATCH', `/api/vms/conversations/${v.id}/visitor`, { token: owner.token, body: { time_zone: 'Asia/Tokyo' } });
+    expect(res.status).toBe(422);
+    expect((await visitorRow(v.id)).timeZone).toBe('');
+  });
+});
+
 describe('POST /api/widget/events', () => {
   const loadsOf = (accountId: string) => db().select().from(widgetLoads).where(eq(widgetLoads.accountId, accountId));
   const event = (body: Record<string, unknown>) => call(t.app, 'POST', '/api/widget/events', { body });

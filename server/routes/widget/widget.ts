@@ -7,7 +7,7 @@ import {
   MESSAGE_REQUIRED,
   createVisitorSchema,
   sinceIdQuery,
-  updateVisitorSchema,
+  updateWidgetVisitorSchema,
   widgetEventSchema,
   widgetMessageSchema,
 } from '@parley/shared';
@@ -52,6 +52,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       pageUrl: body.page_url,
       referrer: body.referrer,
       locale: body.locale,
+      timeZone: body.time_zone,
     });
     requestAccount(accountId, { tokenHash: visitor.tokenHash }); // the visitor's next calls start in the account's lane
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
@@ -95,10 +96,10 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.patch(
     '/widget/visitor',
-    { schema: { tags: ['widget'], body: updateVisitorSchema, ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], body: updateWidgetVisitorSchema, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
-      const { name, email, page_url: pageUrl } = request.body;
-      const visitor = await updateVisitor(app, request.visitor, { name, email, pageUrl });
+      const { name, email, page_url: pageUrl, time_zone: timeZone } = request.body;
+      const visitor = await updateVisitor(app, request.visitor, { name, email, pageUrl, timeZone });
       if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
       return { message: 'success', data: presentVisitor(visitor) };
     },

@@ -7,7 +7,7 @@ import { attachmentProblem, isImageFile, localFileFields, localUploadError } fro
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
-import { widgetLanguage } from '../lang.js';
+import { browserTimeZone, widgetLanguage } from '../lang.js';
 import { loadTexts, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
@@ -76,7 +76,7 @@ export class Chat {
     this.showMenu();
     if (this.me) {
       // A returning visitor: count this page view, go live and show what came while away.
-      this.api.updateVisitor({ page_url: location.href }).catch((e) => this.failed(e));
+      this.api.updateVisitor({ page_url: location.href, time_zone: browserTimeZone() }).catch((e) => this.failed(e));
       this.live();
     } else this.report('connect', 'ready');
     setInterval(() => this.watchPage(), 2000);
@@ -151,7 +151,7 @@ export class Chat {
   private visitor(extra: { name?: string; email?: string } = {}): Promise<Stored> {
     if (this.me) return Promise.resolve(this.me);
     this.creating ??= this.api
-      .createVisitor({ ...extra, page_url: location.href, referrer: document.referrer, locale: this.view.lang })
+      .createVisitor({ ...extra, page_url: location.href, referrer: document.referrer, locale: this.view.lang, time_zone: browserTimeZone() })
       .then((id) => {
         this.store({ ...id, ...extra });
         this.live();
