@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { widgetLanguage } from '../lang.js';
-import { EN, LANGUAGES, browserLanguages, isRtl, parseTexts, pickLanguage, plural } from './i18n.js';
+import { EN, LANGUAGES, PLURAL_KEYS, browserLanguages, isRtl, parseTexts, pickLanguage, plural } from './i18n.js';
 import { TABLE } from './texts.js';
 
 describe('languages', () => {
@@ -47,7 +47,7 @@ describe('languages', () => {
 describe('plural forms (issue 13)', () => {
   const unread = (code: string) => parseTexts(TABLE[code]!).unread;
   it('says "1 непрочитанное", "3 непрочитанных", "5 непрочитанных", "21 непрочитанное" in Russian, by Intl.PluralRules', () => {
-    expect([1, 3, 5, 11, 21, 22].map((n) => `${n} ${plural(unread('ru'), n, 'ru')}`)).toEqual([
+    expect([1, 3, 5, 11, 21, 22].map((n) => plural(unread('ru'), n, 'ru'))).toEqual([
       '1 непрочитанное',
       '3 непрочитанных',
       '5 непрочитанных',
@@ -55,13 +55,61 @@ describe('plural forms (issue 13)', () => {
       '21 непрочитанное',
       '22 непрочитанных',
     ]);
-    expect(`${2} ${plural(unread('pl'), 2, 'pl')}`).toBe('2 nieprzeczytane');
-    expect(`${5} ${plural(unread('pl'), 5, 'pl')}`).toBe('5 nieprzeczytanych');
+    expect(plural(unread('pl'), 2, 'pl')).toBe('2 nieprzeczytane');
+    expect(plural(unread('pl'), 5, 'pl')).toBe('5 nieprzeczytanych');
+  });
+
+  it('places the count where the language puts it, and words it by category (Arabic, Japanese, Welsh, Romanian, English)', () => {
+    expect([0, 1, 2, 3, 11, 100].map((n) => plural(unread('ar'), n, 'ar'))).toEqual([
+      'لا رسائل غير مقروءة',
+      'رسالة واحدة غير مقروءة',
+      'رسالتان غير مقروءتين',
+      '3 رسائل غير مقروءة',
+      '11 رسالة غير مقروءة',
+      '100 رسالة غير مقروءة',
+    ]);
+    expect(plural(unread('ja'), 4, 'ja')).toBe('未読 4 件');
+    expect(plural(unread('zh'), 4, 'zh')).toBe('4 条未读');
+    expect([1, 2, 20].map((n) => plural(unread('ro'), n, 'ro'))).toEqual(['1 necitit', '2 necitite', '20 de necitite']);
+    expect([1, 2].map((n) => plural(parseTexts(EN).unread, n, 'en'))).toEqual(['1 unread', '2 unread']);
+  });
+
+  it('has, in every language, a form for every plural category its Intl.PluralRules can return, each naming the count', () => {
+    expect(PLURAL_KEYS).toContain('unread');
+    for (const [code, line] of Object.entries(TABLE)) {
+      const texts = parseTexts(line);
+      const categories = new Intl.PluralRules(code).resolvedOptions().pluralCategories;
+      for (const key of PLURAL_KEYS) {
+        const forms = Object.fromEntries(texts[key].split(';').map((f) => f.split(/:(.*)/s, 2)));
+        expect(Object.keys(forms).sort(), `${code} ${key}`).toEqual([...categories].sort());
+        for (const category of categories) {
+          expect(forms[category]?.trim(), `${code} ${key} ${category}`).toBeTruthy();
+          // Every form but a spelled-out count (Arabic "رسالة واحدة", Hebrew "הודעה אחת") shows the number.
+          const spelled = (code === 'ar' && ['zero', 'one', 'two'].includes(category)) || (code === 'he' && ['one', 'two'].includes(category));
+          if (!spelled) expect(forms[category], `${code} ${key} ${category}`).toContain('{n}');
+        }
+        // Each count from 0 to 200 gets a non-empty text.
+        for (let n = 0; n <= 200; n++) expect(plural(texts[key], n, code), `${code} ${n}`).not.toBe('');
+      }
+    }
   });
 
   it('uses a text without forms for every count', () => {
     expect(plural('unread', 1, 'en')).toBe('unread');
     expect(plural('unread', 7, 'en')).toBe('unread');
+  });
+
+  it('ships texts for every right-to-left language it writes right to left (ps, ckb, yi, ug, sd too)', () => {
+    for (const code of ['ar', 'he', 'fa', 'ur', 'ps', 'ckb', 'yi', 'ug', 'sd']) {
+      expect(LANGUAGES, code).toContain(code);
+      expect(pickLanguage([code]), code).toBe(code);
+      expect(isRtl(code), code).toBe(true);
+      const t = parseTexts(TABLE[code]!);
+      expect(t.open, code).not.toBe(parseTexts(EN).open);
+      expect(t.poweredBy, code).toContain('{name}');
+    }
+    expect(pickLanguage(['ckb-IQ'])).toBe('ckb');
+    expect(pickLanguage(['sd-Arab-PK'])).toBe('sd');
   });
 
   it('writes every right-to-left language right to left, shipped or not (ps, ckb, yi, ug, sd too)', () => {

@@ -1,5 +1,5 @@
 /**
- * The widget's own texts in 75 languages (picked in ../lang.ts), right to left where the language is. Only the UI's dozen strings. English is built in; any other language is a
+ * The widget's own texts in 80 languages (picked in ../lang.ts), right to left where the language is. Only the UI's own strings. English is built in; any other language is a
  * small module (from texts.ts) fetched with the UI, so a visitor downloads only their own.
  */
 import { WIDGET_LANGUAGES } from '../../../shared/src/languages.js';
@@ -9,26 +9,30 @@ export type TextKey = (typeof KEYS)[number];
 export type Texts = Record<TextKey, string>;
 
 export const EN =
-  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.|Attach file|Powered by {name}|Only images, PDF, TXT, CSV, DOCX and XLSX files can be sent.|Files must be smaller than 5 MB.";
+  "Open chat|Close chat|Type a message|Send|Attach image|typing…|We're away. Leave a message and we'll reply by email.|Email|Message|Thanks! We'll reply by email.|Not sent. Tap to retry.|one:{n} unread;other:{n} unread|How was this conversation?|Add a comment (optional)|Thanks for your feedback!|Not now|More options|Email me the transcript|We'll email you the transcript when the conversation ends.|The transcript is on its way to your email.|Attach file|Powered by {name}|Only images, PDF, TXT, CSV, DOCX and XLSX files can be sent.|Files must be smaller than 5 MB.";
 
 /** The languages texts.ts has (kept equal by i18n.test.ts): shared with the server, which validates a forced language. */
 export const LANGUAGES = WIDGET_LANGUAGES;
 export { browserLanguages, isRtl, pickLanguage } from '../lang.js';
 
+/** The texts that name a count: each lists a form per plural category, `one:{n} unread;other:{n} unread`. */
+export const PLURAL_KEYS: readonly TextKey[] = ['unread'];
+
 /**
- * A count's word in the language's plural form (Intl.PluralRules): a text may list its forms as
- * `one:…;few:…;many:…;other:…`; a text without forms is used for every count.
+ * A count in the language's plural form (Intl.PluralRules, built into browsers): the text's form
+ * for the count's category (else its `other` form) with `{n}` replaced by the count. A text
+ * without forms is used for every count.
  */
-export function plural(word: string, n: number, lang: string): string {
-  if (!word.includes(':')) return word;
-  const forms = Object.fromEntries(word.split(';').map((f) => f.split(':') as [string, string]));
+export function plural(text: string, n: number, lang: string): string {
+  const forms = Object.fromEntries(text.split(';').map((f) => f.split(/:(.*)/s, 2) as [string, string]));
   let rule = 'other';
   try {
     rule = new Intl.PluralRules(lang).select(n);
   } catch {
     // An engine without the language: its "other" form.
   }
-  return forms[rule] ?? forms.other ?? '';
+  const form = text.includes(':') ? (forms[rule] ?? forms.other ?? '') : text;
+  return form.replace('{n}', String(n));
 }
 
 export function parseTexts(line: string): Texts {

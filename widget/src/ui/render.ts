@@ -194,7 +194,7 @@ export class View {
     this.unread = n;
     this.badge.textContent = String(n);
     this.badge.hidden = n === 0;
-    this.launcher.setAttribute('aria-label', n ? `${this.t.open} (${n} ${plural(this.t.unread, n, this.lang)})` : this.t.open);
+    this.launcher.setAttribute('aria-label', n ? `${this.t.open} (${plural(this.t.unread, n, this.lang)})` : this.t.open);
   }
 
   get unreadCount(): number {
