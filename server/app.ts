@@ -15,6 +15,7 @@ import { registerDbLanes } from './plugins/dbLanes.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
+import { openSecretBox, type SecretBox } from './services/secrets.js';
 import { startSessionExpiry } from './services/sessions.js';
 import { Storage } from './services/storage.js';
 import { scheduleStorageSweep, startRecordingExisting } from './storage/schedule.js';
@@ -66,6 +67,8 @@ declare module 'fastify' {
     db: Db;
     storage: Storage;
     events: DomainEvents;
+    /** Seals and opens the TOTP and webhook secrets stored in the database (services/secrets.ts). */
+    secrets: SecretBox;
     redis: RedisClientType | undefined;
     limiters: {
       loginIp: Limiter;
@@ -128,6 +131,8 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('db', database.db);
+  // Fails closed before any route answers when the key is not the one the stored secrets use.
+  app.decorate('secrets', await openSecretBox(config, database.db));
   const storage = new Storage({
     db: database.db,
     config: config.uploads,

@@ -33,6 +33,13 @@ const envSchema = z.object({
   REDIS_URL: optionalUrl(['redis', 'rediss']),
   SMTP_URL: optionalUrl(['smtp', 'smtps']),
   MAIL_FROM: z.string().trim().default('Parley <no-reply@localhost>'),
+  /** Encrypts TOTP and webhook signing secrets at rest (services/secrets.ts); unset: DATA_DIR/secrets.key, made once. */
+  SECRETS_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || v.length >= 32, { message: 'must be at least 32 characters (e.g. openssl rand -base64 32)' }),
   /** Fastify trustProxy: 'true', a hop count, or a comma list of addresses/CIDRs. */
   TRUST_PROXY: z.string().trim().default('false'),
   /** Extra origins allowed to call the console API from a browser (comma list). */
@@ -133,6 +140,8 @@ export interface Config {
   host: string;
   publicUrl: string | undefined;
   dataDir: string;
+  /** SECRETS_KEY: the at-rest key of stored secrets; undefined = DATA_DIR/secrets.key. */
+  secretsKey: string | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   smtpUrl: string | undefined;
@@ -304,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     dataDir: path.resolve(e.DATA_DIR),
+    secretsKey: e.SECRETS_KEY,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     smtpUrl: e.SMTP_URL,

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { buildApp } from './app.js';
 import { loadConfigOrExit, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
+import { SecretsKeyError } from './services/secrets.js';
 
 /** `npm start`: validate config, open and migrate the database, listen. */
 async function main(): Promise<void> {
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
 }
 
 void main().catch((e) => {
-  console.error(e);
+  // A wrong SECRETS_KEY is the operator's to fix: its message, not a stack.
+  console.error(e instanceof SecretsKeyError ? `Parley cannot start: ${e.message}` : e);
   process.exit(1);
 });

@@ -6,6 +6,7 @@ import { isVisitorOnline } from '../realtime/visitorPresence.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import { subscribeLifecycle } from './lifecycle.js';
 import { createMailer } from '../services/mail.js';
+import { secretBoxFor } from '../services/secrets.js';
 import { BullmqRunner } from './bullmq.js';
 import { type JobsSettings, jobsSettings } from './config.js';
 import { InProcessRunner } from './inProcess.js';
@@ -31,7 +32,7 @@ export function createJobRunner(
   observe?: JobContext['observe'],
 ): JobRunner {
   const mailer = createMailer(config, log);
-  const ctx: JobContext = { db, log, mailer, settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline, observe };
+  const ctx: JobContext = { db, log, mailer, secrets: secretBoxFor(config), settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline, observe };
   const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);

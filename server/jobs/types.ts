@@ -1,3 +1,4 @@
+import type { SecretBox } from '../services/secrets.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
@@ -15,6 +16,8 @@ export interface JobContext {
   db: Db;
   log: FastifyBaseLogger;
   mailer: Mailer;
+  /** Opens the webhook signing secrets (services/secrets.ts). */
+  secrets: SecretBox;
   settings: JobsSettings;
   /** The link base for emails (PUBLIC_URL, or localhost with the port). */
   publicUrl: string;

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { openSecretBox } from '../services/secrets.js';
 import { createJobRunner } from './plugin.js';
 
 /**
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   const log = Fastify({ logger: { level: config.logLevel } }).log;
   const database = await openDatabase(config);
   await database.migrate();
+  await openSecretBox(config, database.db); // the web process's key, or no start
   // This process exists to run jobs, whatever JOBS_WORKERS says for the web process.
   const runner = createJobRunner(config, database.db, log);
   runner.startRelay();

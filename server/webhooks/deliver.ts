@@ -69,7 +69,7 @@ export async function deliverWebhooks(p: Payload, ctx: JobContext): Promise<void
           'content-type': 'application/json',
           [WEBHOOK_HEADERS.id]: eventId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: signWebhook(endpoint.secret, timestamp, body),
+          [WEBHOOK_HEADERS.signature]: signWebhook(ctx.secrets.open(endpoint.secret), timestamp, body),
           [WEBHOOK_HEADERS.event]: claimed.event,
         },
       });

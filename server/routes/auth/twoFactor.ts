@@ -27,7 +27,7 @@ import { actorForToken, authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { presentUser } from '../../presenters/user.js';
 import { audit, recordAudit, requestOrigin } from '../../services/audit.js';
-import { hashToken, verifyPassword } from '../../services/secrets.js';
+import { hashToken, SecretBox, verifyPassword } from '../../services/secrets.js';
 import { consumeUserLink, createUserLink, findUserLink } from './userLinks.js';
 
 const secured = { security: [{ bearer: [] }] };
@@ -44,9 +44,14 @@ const totpOf = (secret: string, email: string) => new TOTP({ issuer: ISSUER, lab
  * An authenticator code for the user's secret, accepted once: one step of clock drift either way,
  * and never a step at or before the last one used (a code seen over a shoulder is spent).
  */
-async function spendTotp(db: Tx, user: { id: number; email: string; totpSecret: string | null }, code: string): Promise<boolean> {
+async function spendTotp(db: Tx, box: SecretBox, user: { id: number; email: string; totpSecret: string | null }, code: string): Promise<boolean> {
   if (!user.totpSecret || !/^\d{6}$/.test(code)) return false;
-  const delta = totpOf(user.totpSecret, user.email).validate({ token: code, window: 1 });
+  const secret = box.open(user.totpSecret);
+  // A secret written in clear (before sealing, or by an older node in a rolling restart) is sealed now.
+  if (!SecretBox.isSealed(user.totpSecret)) {
+    await db.update(users).set({ totpSecret: box.seal(secret) }).where(and(eq(users.id, user.id), eq(users.totpSecret, user.totpSecret)));
+  }
+  const delta = totpOf(secret, user.email).validate({ token: code, window: 1 });
   if (delta === null) return false;
   const step = Math.floor(Date.now() / 1000 / PERIOD) + delta;
   const spent = await db
@@ -83,9 +88,9 @@ async function newRecoveryCodes(db: Tx, userId: number): Promise<string[]> {
 }
 
 /** Starts (or restarts) a set-up: a new secret, live only once a code from it is confirmed. */
-async function startSetup(db: Tx, user: { id: number; email: string }): Promise<TwoFactorSetupDto> {
+async function startSetup(db: Tx, box: SecretBox, user: { id: number; email: string }): Promise<TwoFactorSetupDto> {
   const secret = new Secret({ size: 20 }).base32;
-  await db.update(users).set({ totpSecret: secret, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, user.id));
+  await db.update(users).set({ totpSecret: box.seal(secret), totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, user.id));
   const otpauthUrl = totpOf(secret, user.email).toString();
   return { secret, otpauth_url: otpauthUrl, qr: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 240 }) };
 }
@@ -96,7 +101,7 @@ async function enable(app: FastifyInstance, userId: number, code: string): Promi
   if (!user?.totpSecret) throw new HttpError(409, TWO_FACTOR_NOT_SET_UP);
   if (user.enabledAt) throw new HttpError(409, TWO_FACTOR_ALREADY_ON);
   await app.limiters.twoFactor.check(`user:${userId}`);
-  if (!(await spendTotp(app.db, user, code))) {
+  if (!(await spendTotp(app.db, app.secrets, user, code))) {
     await app.limiters.twoFactor.consume(`user:${userId}`);
     throw validationError({ code: [TWO_FACTOR_CODE_INVALID] });
   }
@@ -156,7 +161,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     const [user] = await app.db.select({ id: users.id, accountId: users.accountId, email: users.email, totpSecret: users.totpSecret }).from(users).where(eq(users.id, link.userId));
     if (!user) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
     const { code } = request.body;
-    const method = (await spendTotp(app.db, user, code)) ? 'authenticator' : (await spendRecoveryCode(app.db, user.id, code)) ? 'recovery_code' : null;
+    const method = (await spendTotp(app.db, app.secrets, user, code)) ? 'authenticator' : (await spendRecoveryCode(app.db, user.id, code)) ? 'recovery_code' : null;
     if (!method) {
       await app.limiters.twoFactor.consume(key);
       await recordAudit(app.db, { accountId: user.accountId, actorUserId: user.id, action: 'auth.sign_in_failed', target: `user:${user.id}`, detail: { step: 'two_factor' }, ...requestOrigin(request) });
@@ -174,7 +179,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     if (!link) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
     const [user] = await app.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, link.userId));
     if (!user) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
-    return { message: 'success', data: await startSetup(app.db, user) };
+    return { message: 'success', data: await startSetup(app.db, app.secrets, user) };
   });
 
   app.post('/login/2fa/enable', { schema: { tags, summary: 'Confirm the set-up during sign-in: answers { token, user, recovery_codes }', body: twoFactorLoginSchema } }, async (request) => {
@@ -207,7 +212,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
   app.post('/user/two-factor/setup', { schema: { tags, summary: 'Start two-factor set-up: a new secret and its QR code', ...secured }, onRequest: authenticate }, async (request) => {
     const [row] = await app.db.select({ enabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, request.actor.id));
     if (row?.enabledAt) throw new HttpError(409, TWO_FACTOR_ALREADY_ON);
-    return { message: 'success', data: await startSetup(app.db, request.actor) };
+    return { message: 'success', data: await startSetup(app.db, app.secrets, request.actor) };
   });
 
   app.post('/user/two-factor/enable', { schema: { tags, summary: 'Confirm set-up with a code: answers the ten recovery codes, once', body: twoFactorEnableSchema, ...secured }, onRequest: authenticate }, async (request) => {

@@ -112,7 +112,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance): Promise<
       if (n >= MAX_WEBHOOK_ENDPOINTS) throw validationError({ _: [TOO_MANY_WEBHOOKS] });
       const secret = newWebhookSecret();
       const row = await app.db.transaction(async (tx) => {
-        const [inserted] = await tx.insert(webhookEndpoints).values({ accountId: actor.accountId, createdBy: actor.id, url, events: request.body.events, secret }).returning();
+        const [inserted] = await tx.insert(webhookEndpoints).values({ accountId: actor.accountId, createdBy: actor.id, url, events: request.body.events, secret: app.secrets.seal(secret) }).returning();
         if (!inserted) throw new Error('webhook insert returned nothing');
         await audit(request, 'webhook.created', `webhook:${inserted.id}`, { url, events: inserted.events }, tx);
         return inserted;
