@@ -1,14 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
 import { REPO_ROOT } from '../paths.js';
 import { startCluster, type ClusterNode, type TestCluster } from '../test/cluster.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
-import { connect, connected, emitAck, freePort, next } from '../test/sockets.js';
+import { connect, connected, emitAck, freePort, next, socketTracker } from '../test/sockets.js';
 
 /**
  * Two server nodes on one PostgreSQL database and one Redis (a private redis-server started by
@@ -53,11 +52,7 @@ async function spawnNode(): Promise<{ base: string; child: ChildProcess; output:
   throw new Error(`node process did not become ready:\n${out}`);
 }
 
-const sockets: Socket[] = [];
-const track = (s: Socket) => {
-  sockets.push(s);
-  return s;
-};
+const track = socketTracker();
 
 let A: Node;
 let B: Node;
@@ -70,7 +65,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const s of sockets) s.close();
   for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   await cluster?.close();
 });

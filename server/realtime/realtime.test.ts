@@ -1,38 +1,26 @@
-import type { Socket } from 'socket.io-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS } from '@parley/shared';
 import { authTokens } from '../db/schema.js';
-import { createTestApp, type TestApp } from '../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { assignConversation, buildChattingVisitor, buildVisitor } from '../test/chatFactories.js';
-import { connect, connected, emitAck, listen, next, silence } from '../test/sockets.js';
+import { connect, connected, emitAck, next, silence, liveTestApp } from '../test/sockets.js';
 
-let t: TestApp;
-let base: string;
+const t = liveTestApp();
+const { track } = t;
 let owner: TestOwner;
-const open: Socket[] = [];
-const track = (s: Socket) => {
-  open.push(s);
-  return s;
-};
 
 beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
   owner = await buildAccount(t.app);
 });
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-afterAll(() => t.close());
 
 const agentSocket = async (token: string) => {
-  const s = track(connect(base, { token }));
+  const s = track(connect(t.base, { token }));
   await connected(s);
   return s;
 };
 const widgetSocket = async (visitorToken: string, widgetKey = owner.widgetKey) => {
-  const s = track(connect(base, { widget_key: widgetKey, visitor_token: visitorToken }));
+  const s = track(connect(t.base, { widget_key: widgetKey, visitor_token: visitorToken }));
   await connected(s);
   return s;
 };
@@ -42,16 +30,16 @@ describe('socket authentication', () => {
     const visitor = await buildVisitor(t.app, owner.widgetKey);
     const other = await buildAccount(t.app);
     const bad = [
-      connect(base, {}),
-      connect(base, { token: 'forged' }),
-      connect(base, { widget_key: 'nope', visitor_token: 'nope' }),
-      connect(base, { widget_key: other.widgetKey, visitor_token: visitor.token }),
-      connect(base, { token: owner.token }, { origin: 'https://evil.example' }),
+      connect(t.base, {}),
+      connect(t.base, { token: 'forged' }),
+      connect(t.base, { widget_key: 'nope', visitor_token: 'nope' }),
+      connect(t.base, { widget_key: other.widgetKey, visitor_token: visitor.token }),
+      connect(t.base, { token: owner.token }, { origin: 'https://evil.example' }),
     ];
     const results = await Promise.allSettled(bad.map((s) => connected(track(s))));
     expect(results.map((r) => r.status)).toEqual(Array(bad.length).fill('rejected'));
     // The same widget from any origin is fine: it is embedded in other sites.
-    const fromSite = track(connect(base, { widget_key: owner.widgetKey, visitor_token: visitor.token }, { origin: 'https://shop.example' }));
+    const fromSite = track(connect(t.base, { widget_key: owner.widgetKey, visitor_token: visitor.token }, { origin: 'https://shop.example' }));
     await connected(fromSite);
   });
 });
@@ -195,7 +183,7 @@ describe('live chat on one node', () => {
     // Registering counts as activity; make the session an hour old so only a live socket counts.
     await t.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) });
     const visitor = await buildVisitor(t.app, acct.widgetKey);
-    const widget = track(connect(base, { widget_key: acct.widgetKey, visitor_token: visitor.token }));
+    const widget = track(connect(t.base, { widget_key: acct.widgetKey, visitor_token: visitor.token }));
     const first = next(widget, EVENTS.agentPresence);
     await connected(widget);
     expect(await first).toEqual({ online: false });

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import net from 'node:net';
 import { io, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createTestApp, type TestApp } from './harness.js';
 
 /** Base URL of an app listening on a random local port. */
 export async function listen(app: FastifyInstance): Promise<string> {
@@ -71,4 +73,66 @@ export async function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/**
+ * The sockets a test file opens, closed after each test (registers its own afterEach):
+ * `const track = socketTracker(); const s = track(connect(...));`
+ */
+export function socketTracker(): <S extends Socket>(s: S) => S {
+  const open: Socket[] = [];
+  afterEach(() => {
+    for (const s of open.splice(0)) s.close();
+  });
+  return (s) => {
+    open.push(s);
+    return s;
+  };
+}
+
+export interface LiveTestApp extends TestApp {
+  /** The app's base URL on its random local port. */
+  readonly base: string;
+  /** Closes the socket after the current test. */
+  track<S extends Socket>(s: S): S;
+}
+
+/**
+ * The real app on a fresh database, listening on a local port, for a test file that opens
+ * sockets: started before the file's tests, its sockets closed after each test, closed after
+ * the file (registers its own hooks; read its fields inside hooks and tests).
+ */
+export function liveTestApp(env: Record<string, string> = {}): LiveTestApp {
+  let test: TestApp | undefined;
+  let base = '';
+  const track = socketTracker();
+  beforeAll(async () => {
+    test = await createTestApp(env);
+    base = await listen(test.app);
+  });
+  afterAll(() => test?.close());
+  const started = (): TestApp => {
+    if (!test) throw new Error('liveTestApp: read it inside a hook or a test');
+    return test;
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    get config() {
+      return started().config;
+    },
+    get database() {
+      return started().database;
+    },
+    get dataDir() {
+      return started().dataDir;
+    },
+    get base() {
+      started();
+      return base;
+    },
+    close: () => started().close(),
+    track,
+  };
 }

@@ -1,30 +1,16 @@
-import type { Socket } from 'socket.io-client';
+
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENTS, type VisitorContextDto } from '@parley/shared';
 import { conversations, visitors } from '../../db/schema.js';
-import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { assignConversation, buildVisitor, type TestVisitor } from '../../test/chatFactories.js';
-import { connect, connected, emitAck, listen, next } from '../../test/sockets.js';
+import { connect, connected, emitAck, next, liveTestApp } from '../../test/sockets.js';
 
 // Issue 16, "Visitor context beside the chat": the side panel's call and the team's edit of a
 // visitor's name/email; seen ticks (the visitor's read marker kept and pushed).
-let t: TestApp;
-let base: string;
-const open: Socket[] = [];
-const track = (s: Socket) => {
-  open.push(s);
-  return s;
-};
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
-});
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-afterAll(() => t.close());
+const t = liveTestApp();
+const { track } = t;
 
 const context = (token: string, visitorId: string) => call(t.app, 'GET', `/api/vms/conversations/${visitorId}/context`, { token });
 const editVisitor = (token: string, visitorId: string, body: unknown) => call(t.app, 'PATCH', `/api/vms/conversations/${visitorId}/visitor`, { token, body });
@@ -122,7 +108,7 @@ describe('PATCH /api/vms/conversations/:visitorId/visitor', () => {
     const agent = await buildMember(t.app, owner, 'Agent');
     const v = await chattingVisitor(owner);
     const before = await visitorRow(v.id);
-    const agentSocket = track(connect(base, { token: agent.token }));
+    const agentSocket = track(connect(t.base, { token: agent.token }));
     await connected(agentSocket);
 
     const pushed = next(agentSocket, EVENTS.conversationUpdated, (p: { conversation: { visitor_id: string } }) => p.conversation.visitor_id === v.id);
@@ -173,8 +159,8 @@ describe('seen ticks', () => {
     const v = await chattingVisitor(owner);
     const reply = await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: 'Hello Vera' } });
     const replyId = reply.body.data.id as number;
-    const ownerSocket = track(connect(base, { token: owner.token }));
-    const widget = track(connect(base, { widget_key: owner.widgetKey, visitor_token: v.token }));
+    const ownerSocket = track(connect(t.base, { token: owner.token }));
+    const widget = track(connect(t.base, { widget_key: owner.widgetKey, visitor_token: v.token }));
     await Promise.all([connected(ownerSocket), connected(widget)]);
 
     const seen = next(ownerSocket, EVENTS.messageSeen, (p: { visitor_id: string }) => p.visitor_id === v.id);

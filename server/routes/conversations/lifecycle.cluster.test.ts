@@ -1,6 +1,6 @@
-import type { Socket } from 'socket.io-client';
+
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS } from '@parley/shared';
 import { conversations } from '../../db/schema.js';
 import { wakeConversation } from '../../jobs/lifecycle.js';
@@ -8,22 +8,15 @@ import type { JobContext } from '../../jobs/types.js';
 import { startCluster, type TestCluster } from '../../test/cluster.js';
 import { buildAccount, buildMember, call } from '../../test/factories.js';
 import { buildChattingVisitor } from '../../test/chatFactories.js';
-import { connect, connected, next, silence } from '../../test/sockets.js';
+import { connect, connected, next, silence, socketTracker } from '../../test/sockets.js';
 
 // Lifecycle changes made on one node reach the consoles connected to another (Redis adapter):
 // status, assignment (to those who see it after, and those who saw it before), a snooze's wake-up.
 let cluster: TestCluster;
-const open: Socket[] = [];
-const track = (s: Socket) => {
-  open.push(s);
-  return s;
-};
+const track = socketTracker();
 beforeAll(async () => {
   cluster = await startCluster({ nodes: 2 });
 }, 60_000);
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
 afterAll(() => cluster.close());
 
 type Updated = { conversation: { visitor_id: string; status: string; assignee_id: number | null } };

@@ -1,31 +1,17 @@
-import type { Socket } from 'socket.io-client';
+
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENTS, NOTE_REQUIRED } from '@parley/shared';
 import { conversations, messages } from '../../db/schema.js';
-import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { assignConversation, buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { callMultipart } from '../../test/multipart.js';
 import { settleJobs } from '../../test/jobs.js';
-import { connect, connected, listen, next, silence } from '../../test/sockets.js';
+import { connect, connected, next, silence, liveTestApp } from '../../test/sockets.js';
 
 // Private notes (issue 16): in the team's thread, never anywhere a visitor can see.
-let t: TestApp;
-let base: string;
-const open: Socket[] = [];
-const track = (s: Socket) => {
-  open.push(s);
-  return s;
-};
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
-});
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-afterAll(() => t.close());
+const t = liveTestApp();
+const { track } = t;
 
 const note = (token: string, visitorId: string, body: unknown) => call(t.app, 'POST', `/api/vms/conversations/${visitorId}/notes`, { token, body });
 const widgetMessages = async (v: TestVisitor) => (await call(t.app, 'GET', '/api/widget/messages', { token: v.token })).body.data as { id: number; sender_type: string; message: string }[];
@@ -153,10 +139,10 @@ describe('live: notes reach the team, never the widget', () => {
     const v = await chat(owner);
     await assignConversation(t.app, v.id, agent.id);
 
-    const ownerSocket = track(connect(base, { token: owner.token }));
-    const agentSocket = track(connect(base, { token: agent.token }));
-    const otherSocket = track(connect(base, { token: otherAgent.token }));
-    const widget = track(connect(base, { widget_key: owner.widgetKey, visitor_token: v.token }));
+    const ownerSocket = track(connect(t.base, { token: owner.token }));
+    const agentSocket = track(connect(t.base, { token: agent.token }));
+    const otherSocket = track(connect(t.base, { token: otherAgent.token }));
+    const widget = track(connect(t.base, { widget_key: owner.widgetKey, visitor_token: v.token }));
     await Promise.all([ownerSocket, agentSocket, otherSocket, widget].map(connected));
 
     const widgetHeard: unknown[] = [];

@@ -1,22 +1,11 @@
-import type { Socket } from 'socket.io-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { EVENTS, LABEL_COLOR_INVALID, LABEL_NAME_TAKEN, LABEL_UNKNOWN } from '@parley/shared';
-import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, insertVisitorWithConversation, type TestOwner } from '../../test/factories.js';
 import { assignConversation } from '../../test/chatFactories.js';
-import { connect, connected, listen, next, silence } from '../../test/sockets.js';
+import { connect, connected, next, silence, liveTestApp } from '../../test/sockets.js';
 
-let t: TestApp;
-let base: string;
-const open: Socket[] = [];
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listen(t.app);
-});
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-afterAll(() => t.close());
+const t = liveTestApp();
 
 const createLabel = (token: string, body: unknown) => call(t.app, 'POST', '/api/vms/labels', { token, body });
 const setLabels = (token: string, visitorId: string, body: unknown) => call(t.app, 'PUT', `/api/vms/conversations/${visitorId}/labels`, { token, body });
@@ -190,9 +179,10 @@ describe('PUT /api/vms/conversations/:visitorId/labels and the list filter', () 
     const { vip } = await twoLabels(owner);
     const c = await insertVisitorWithConversation(t.app, owner.user.account_id);
     await assignConversation(t.app, c.visitorId, agent.id);
-    const ownerSocket = connect(base, { token: owner.token });
-    const otherSocket = connect(base, { token: otherAgent.token });
-    open.push(ownerSocket, otherSocket);
+    const ownerSocket = connect(t.base, { token: owner.token });
+    const otherSocket = connect(t.base, { token: otherAgent.token });
+    t.track(ownerSocket);
+    t.track(otherSocket);
     await Promise.all([connected(ownerSocket), connected(otherSocket)]);
     const heard = next(ownerSocket, EVENTS.conversationUpdated);
     const quiet = silence(otherSocket, EVENTS.conversationUpdated);
