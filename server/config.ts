@@ -103,6 +103,9 @@ const envSchema = z.object({
   LLM_BASE_URL: optionalUrl(['http', 'https']),
   LLM_MODEL: z.string().trim().default(''),
   LLM_API_KEY: z.string().trim().default(''),
+  EMBEDDINGS_URL: optionalUrl(['http', 'https']),
+  EMBEDDINGS_MODEL: z.string().trim().default(''),
+  EMBEDDINGS_API_KEY: z.string().trim().default(''),
   DB_POOL_MAX: intInRange(10, 1, 1000),
   DB_CONNECT_TIMEOUT_MS: intInRange(5000, 100, 600_000),
   DB_STATEMENT_TIMEOUT_MS: intInRange(15_000, 100, 3_600_000),
@@ -178,6 +181,8 @@ export interface Config {
   jobs: JobsConfig;
   /** Optional OpenAI-compatible chat endpoint for the AI assistant's wording. */
   llm: LlmConfig | undefined;
+  /** Optional OpenAI-compatible embeddings endpoint for the assistant's passage retrieval (issue 17). */
+  embeddings: LlmConfig | undefined;
   /** PostgreSQL pool size and timeouts (DB_*, READYZ_TIMEOUT_MS): a lost database fails calls fast. */
   database: PoolOptions;
   /** Agent replies emailed to away visitors: replies within batchSeconds of the first make one email. */
@@ -397,6 +402,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     emailVerification: e.EMAIL_VERIFICATION === undefined ? e.SMTP_URL !== undefined : e.EMAIL_VERIFICATION === 'true',
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL || 'default', apiKey: e.LLM_API_KEY || undefined } : undefined,
+    embeddings: e.EMBEDDINGS_URL ? { baseUrl: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL || 'default', apiKey: e.EMBEDDINGS_API_KEY || undefined } : undefined,
     database: {
       poolMax: e.DB_POOL_MAX,
       connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,

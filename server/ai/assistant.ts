@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/client.js';
-import { aiChatMessages, aiFeedback, aiPatterns, conversations } from '../db/schema.js';
+import { aiChatMessages, aiFeedback, aiPassages, aiPatterns, conversations } from '../db/schema.js';
 import { HttpError, notFound } from '../errors.js';
 import type { UploadedImage } from '../plugins/uploads.js';
 import type { Actor } from '../policies/actor.js';
 import { visibleConversations } from '../policies/conversations.js';
 import { can } from '../policies/index.js';
-import { ANSWER_THRESHOLD, answer, approvedOnly, type FeedbackValue, feedback, learn } from './engine.js';
+import type { ChatbotSourceDto } from '@parley/shared';
+import { ANSWER_THRESHOLD, answer, approvedOnly, type Citation, type FeedbackValue, feedback, feedbackPassage, learn } from './engine.js';
 import type { PatternFilter } from './knowledge.js';
 import { describeImage, imageFacts } from './image.js';
 import { taughtFact } from './intents.js';
@@ -26,6 +27,8 @@ export interface ChatbotMessageDto {
   intent_detected: string | null;
   /** The feedback given on a bot message, if any. */
   feedback: FeedbackValue | null;
+  /** Issue 17: the source passages the answer came from ([] when none). */
+  sources: ChatbotSourceDto[];
   created_at: string;
 }
 
@@ -54,7 +57,10 @@ export async function knowledgeVisibleTo(db: Db, actor: Actor): Promise<PatternF
   return (p) => approvedOnly(p) || (p.conversationId != null && mine.has(p.conversationId));
 }
 
-export function presentChatMessage(m: ChatRow, fb: FeedbackValue | null = null): ChatbotMessageDto {
+/** What a message DTO shows of the passage it cites. */
+type CitedPassage = Pick<Citation, 'sourceId' | 'title' | 'url'> | null;
+
+export function presentChatMessage(m: ChatRow, fb: FeedbackValue | null = null, cited: CitedPassage = null): ChatbotMessageDto {
   const bot = m.senderType === 'bot';
   return {
     id: m.id,
@@ -64,6 +70,7 @@ export function presentChatMessage(m: ChatRow, fb: FeedbackValue | null = null):
     confidence_score: bot ? m.confidenceScore : null,
     intent_detected: bot ? m.intentDetected : null,
     feedback: bot ? fb : null,
+    sources: bot && cited && m.passageId !== null ? [{ title: cited.title, url: cited.url, source_id: cited.sourceId, passage_id: m.passageId }] : [],
     created_at: m.createdAt.toISOString(),
   };
 }
@@ -73,13 +80,14 @@ const DEFAULT_SUGGESTIONS = ['Hello', 'Need help?', 'Contact support'];
 
 export async function history(db: Db, actor: Actor): Promise<ChatbotMessageDto[]> {
   const rows = await db
-    .select({ m: aiChatMessages, fb: aiFeedback.value })
+    .select({ m: aiChatMessages, fb: aiFeedback.value, sourceId: aiPassages.sourceId, title: aiPassages.title, url: aiPassages.url })
     .from(aiChatMessages)
     .leftJoin(aiFeedback, eq(aiFeedback.messageId, aiChatMessages.id))
+    .leftJoin(aiPassages, eq(aiPassages.id, aiChatMessages.passageId))
     .where(and(eq(aiChatMessages.userId, actor.id), eq(aiChatMessages.accountId, actor.accountId)))
     .orderBy(desc(aiChatMessages.id))
     .limit(HISTORY_LIMIT);
-  return rows.reverse().map((r) => presentChatMessage(r.m, r.fb));
+  return rows.reverse().map((r) => presentChatMessage(r.m, r.fb, r.sourceId !== null ? { sourceId: r.sourceId, title: r.title!, url: r.url } : null));
 }
 
 /** The account's most used approved questions, as chips to try (the same for everyone). */
@@ -145,6 +153,7 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
   let confidence: number;
   let intent: string;
   let patternId: number | null = null;
+  let citation: Citation | null = null;
   let suggestions: string[] = [];
   if (fact) {
     await learn(db, { accountId: actor.accountId, source: 'taught', status: 'approved', question: fact, answer: fact, authorId: actor.id });
@@ -152,11 +161,17 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
     confidence = 1;
     intent = 'teach';
   } else if (text) {
-    const a = await answer(db, actor.accountId, text, { llm: app.config.llm, allow: await knowledgeVisibleTo(db, actor), canTeach });
+    const a = await answer(db, actor.accountId, text, {
+      llm: app.config.llm,
+      embeddings: app.config.embeddings,
+      allow: await knowledgeVisibleTo(db, actor),
+      canTeach,
+    });
     content = image ? `${describeImage(imageFacts(image))}\n\n${a.text}` : a.text;
     confidence = a.confidence;
     intent = a.intent;
     patternId = a.patternId;
+    citation = a.citation;
     suggestions = a.suggestions;
   } else {
     // An image alone: metadata is all there is to tell, and it is certain.
@@ -174,10 +189,11 @@ export async function sendToAssistant(app: FastifyInstance, actor: Actor, text: 
       confidenceScore: confidence,
       intentDetected: intent,
       patternId,
+      passageId: citation?.passageId ?? null,
     })
     .returning();
   if (suggestions.length === 0) suggestions = await popularQuestions(db, actor.accountId);
-  return { data: [presentChatMessage(mine!), presentChatMessage(bot!)], suggestions };
+  return { data: [presentChatMessage(mine!), presentChatMessage(bot!, null, citation)], suggestions };
 }
 
 /**
@@ -205,7 +221,7 @@ export async function rateAnswer(
   if (!message) throw notFound('No assistant message to give feedback on');
   const [previous] = await db.select().from(aiFeedback).where(eq(aiFeedback.messageId, message.id));
   const applied = previous?.appliedValue ?? undefined;
-  const confirmed = can(actor, 'ai.manage') || message.patternId === null;
+  const confirmed = can(actor, 'ai.manage') || (message.patternId === null && message.passageId === null);
   const pending = !confirmed && applied !== value;
   await db
     .insert(aiFeedback)
@@ -215,5 +231,7 @@ export async function rateAnswer(
       set: { value, pending, ...(confirmed ? { appliedValue: value } : {}), updatedAt: new Date() },
     });
   if (confirmed && message.patternId !== null) await feedback(db, message.patternId, value, applied);
+  // Feedback on a sourced answer reaches the passage it came from (issue 17).
+  if (confirmed && message.passageId !== null) await feedbackPassage(db, message.passageId, value, applied);
   return { message_id: message.id, feedback: value, pending };
 }

@@ -1,11 +1,14 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { accounts, aiPatterns, widgetSettings } from '../db/schema.js';
+import { accounts, aiPassages, aiPatterns, widgetSettings } from '../db/schema.js';
 import { detectIntent, type Intent, SMALL_TALK } from './intents.js';
-import { KnowledgeIndex, type PatternFilter, type SearchResult } from './knowledge.js';
+import { KnowledgeIndex, type PatternFilter, RETIRE_AT, type SearchResult } from './knowledge.js';
 import type { LlmConfig } from '../config.js';
 import { groundedAnswer } from './llm.js';
 import { terms } from './normalize.js';
+import { embed } from './passages/embeddings.js';
+import { extractiveReply, type PassageCandidate } from './passages/index.js';
+import { passageIndexFor } from './passages/store.js';
 
 /**
  * The assistant's engine, with a small interface: learn (store knowledge), answer (retrieve,
@@ -29,6 +32,17 @@ export interface Answer {
   /** false: the engine did not know and said so. */
   known: boolean;
   suggestions: string[];
+  /** The source passage the answer came from (issue 17); null for learned patterns and built-ins. */
+  citation: Citation | null;
+}
+
+export interface Citation {
+  passageId: number;
+  sourceId: string;
+  /** The page's title or the document's name. */
+  title: string;
+  /** The page's address; null for documents and FAQ rows. */
+  url: string | null;
 }
 
 interface Cached {
@@ -154,6 +168,8 @@ const BUILT_IN_CONFIDENCE = 0.9;
 
 export interface AnswerOptions {
   llm?: LlmConfig | undefined;
+  /** Optional embeddings endpoint (config.embeddings): adds vectors to passage retrieval. */
+  embeddings?: LlmConfig | undefined;
   /** Confidence needed to give an answer (default ANSWER_THRESHOLD). */
   threshold?: number;
   /** The knowledge this asker may be answered from (visitors: approved only). Required on purpose. */
@@ -173,48 +189,78 @@ export async function answer(db: Db, accountId: string, text: string, opts: Answ
   // happens to contain "hello". The same filter protects visitors' auto-answers.
   if (SMALL_TALK.has(intent)) {
     const info = await builtIn(db, accountId, intent, []);
-    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions: [] };
+    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions: [], citation: null };
   }
   const index = await indexFor(db, accountId);
   const found: SearchResult = index.search(text, 4, opts.allow);
+  // The business's own sources (owner-provided, account-wide: PRODUCT.md section 11).
+  const passages = await passageIndexFor(db, accountId, opts.embeddings);
+  const vector = opts.embeddings && passages.embedded ? (await embed(opts.embeddings, [text]))?.[0] : undefined;
+  const retrieved = passages.size ? passages.search(text, 4, vector) : undefined;
+  const cited: PassageCandidate | undefined = retrieved?.best;
   const best = found.best;
+  // The best above the threshold wins: a learned pattern or a passage.
+  const passageWins = !!cited && cited.confidence > (best?.confidence ?? 0);
+  const top = passageWins ? cited!.confidence : best?.confidence;
   const suggestions = found.candidates
     .filter((c) => c !== best && c.confidence >= SUGGESTION_MIN)
     .map((c) => c.pattern.question)
     .slice(0, 3);
 
-  if (!best || best.confidence < BUILT_IN_CONFIDENCE) {
+  if (top === undefined || top < BUILT_IN_CONFIDENCE) {
     const info = await builtIn(db, accountId, intent, found.terms);
-    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions };
+    if (info) return { text: info, confidence: BUILT_IN_CONFIDENCE, intent, patternId: null, known: true, suggestions, citation: null };
   }
-  if (!best || best.confidence < threshold) {
+  if (top === undefined || top < threshold) {
     const guesses = best && best.confidence >= SUGGESTION_MIN ? [best.pattern.question, ...suggestions].slice(0, 3) : suggestions;
     return {
       text:
         "I'm not sure about that yet, so I won't guess. " +
         (guesses.length ? 'Did you mean one of the suggestions below? ' : '') +
         (opts.canTeach === false ? 'A team member will answer.' : 'You can teach me with "remember: ..." or a team member will answer.'),
-      confidence: round(best?.confidence ?? 0),
+      confidence: round(top ?? 0),
       intent,
       patternId: null,
       known: false,
       suggestions: guesses,
+      citation: null,
     };
   }
-  let reply = best.pattern.answer;
+  if (passageWins) {
+    const p = cited!.passage;
+    // Without an LLM: the passage trimmed to the sentences that matter. With one: written only
+    // from the retrieved passages, and checked against them (llm.ts); anything else is dropped.
+    let reply = extractiveReply(p, text);
+    if (opts.llm) {
+      const context = [p, ...retrieved!.candidates.filter((c) => c.passage.id !== p.id && c.confidence >= threshold).map((c) => c.passage)];
+      const written = await groundedAnswer(opts.llm, text, context.map((c) => ({ question: c.question ?? (c.heading || c.title), answer: c.text })));
+      if (written) reply = written;
+    }
+    await db.update(aiPassages).set({ uses: sql`${aiPassages.uses} + 1` }).where(eq(aiPassages.id, p.id));
+    return {
+      text: reply,
+      confidence: round(cited!.confidence),
+      intent,
+      patternId: null,
+      known: true,
+      suggestions,
+      citation: { passageId: p.id, sourceId: p.sourceId, title: p.title, url: p.url },
+    };
+  }
+  const pattern = best!;
+  let reply = pattern.pattern.answer;
   if (opts.llm) {
     const knowledge = found.candidates.filter((c) => c.confidence >= threshold).map((c) => c.pattern);
     reply = (await groundedAnswer(opts.llm, text, knowledge)) ?? reply;
   }
-  await db.update(aiPatterns).set({ uses: sql`${aiPatterns.uses} + 1` }).where(eq(aiPatterns.id, best.pattern.id));
-  return { text: reply, confidence: round(best.confidence), intent, patternId: best.pattern.id, known: true, suggestions };
+  await db.update(aiPatterns).set({ uses: sql`${aiPatterns.uses} + 1` }).where(eq(aiPatterns.id, pattern.pattern.id));
+  return { text: reply, confidence: round(pattern.confidence), intent, patternId: pattern.pattern.id, known: true, suggestions, citation: null };
 }
 
 export type FeedbackValue = 'helpful' | 'partially_helpful' | 'not_helpful';
 
 const DELTA: Record<FeedbackValue, number> = { helpful: 0.15, partially_helpful: 0.05, not_helpful: -0.3 };
-/** A pattern whose weight falls to this is retired: it is no longer used to answer. */
-export const RETIRE_AT = 0.2;
+export { RETIRE_AT };
 
 /** Re-weights the pattern behind an answer; `previous` is the value this feedback replaces. */
 export async function feedback(db: Db, patternId: number, value: FeedbackValue, previous?: FeedbackValue): Promise<void> {
@@ -235,3 +281,19 @@ export async function feedback(db: Db, patternId: number, value: FeedbackValue, 
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Re-weights the source passage behind an answer, as feedback() does for a pattern. */
+export async function feedbackPassage(db: Db, passageId: number, value: FeedbackValue, previous?: FeedbackValue): Promise<void> {
+  if (previous === value) return;
+  const delta = DELTA[value] - (previous ? DELTA[previous] : 0);
+  const count = (v: FeedbackValue) => (value === v ? 1 : 0) - (previous === v ? 1 : 0);
+  await db
+    .update(aiPassages)
+    .set({
+      weight: sql`greatest(0, least(2, ${aiPassages.weight} + ${delta}::real))`,
+      helpful: sql`${aiPassages.helpful} + ${count('helpful')}::int`,
+      notHelpful: sql`${aiPassages.notHelpful} + ${count('not_helpful')}::int`,
+      rev: sql`nextval('ai_passages_rev_seq')`,
+    })
+    .where(eq(aiPassages.id, passageId));
+}

@@ -146,6 +146,9 @@ export function confidenceOf(f: Features, weight: number): number {
   return Math.min(0.99, raw * weightFactor(weight));
 }
 
+/** Knowledge (a pattern or a passage) whose weight falls to this is retired: it no longer answers. */
+export const RETIRE_AT = 0.2;
+
 /** Ranking boost of a pattern's feedback weight. */
 const weightBoost = (w: number) => Math.max(0.05, w);
 /** Confidence factor: a pattern marked unhelpful is trusted less; a helpful one a little more. */

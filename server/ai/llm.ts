@@ -4,6 +4,7 @@
  * timeout or refusal makes the caller keep the retrieval answer (settings: config.llm).
  */
 import type { LlmConfig } from '../config.js';
+import { terms } from './normalize.js';
 
 export function completionsUrl(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');
@@ -49,10 +50,34 @@ export async function groundedAnswer(
     if (typeof text !== 'string') return undefined;
     const answer = text.trim().slice(0, 2000);
     if (!answer || answer.includes(UNKNOWN_MARK)) return undefined;
-    return answer;
+    // Written only from the knowledge, or not at all: an answer the knowledge does not support
+    // (an invented price, date or fact) is dropped and the caller keeps its retrieved answer.
+    return supported(answer, question, knowledge) ? answer : undefined;
   } catch {
     return undefined;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Share of an answer's content terms that must be found in the knowledge (or the question). */
+export const SUPPORT_MIN = 0.75;
+
+const numbers = (text: string) => new Set((text.match(/\d+(?:[.,]\d+)*/g) ?? []).map((n) => n.replace(/[.,]+$/, '')));
+
+/**
+ * Whether a written answer says only what the knowledge says: every number (price, time, date,
+ * quantity) appears in the knowledge or the question, and most of its content words do (after
+ * the same normalisation as retrieval: folding, stemming, the multilingual concepts, so a
+ * rephrasing or a translation passes).
+ */
+export function supported(answer: string, question: string, knowledge: { question: string; answer: string }[]): boolean {
+  const source = [question, ...knowledge.flatMap((k) => [k.question, k.answer])].join('\n');
+  const known = numbers(source);
+  for (const n of numbers(answer)) if (!known.has(n)) return false;
+  const vocabulary = new Set(terms(source));
+  const words = terms(answer).filter((t) => !/^\d/.test(t));
+  if (words.length === 0) return true;
+  const found = words.filter((t) => vocabulary.has(t)).length;
+  return found / words.length >= SUPPORT_MIN;
 }

@@ -1,10 +1,10 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { aiChatMessages, aiFeedback, aiPatterns, conversations, users } from '../db/schema.js';
+import { aiChatMessages, aiFeedback, aiPassages, aiPatterns, conversations, users } from '../db/schema.js';
 import { HttpError, notFound } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
 import type { KnowledgeDto, KnowledgeStatus, PendingFeedbackDto } from '@parley/shared';
-import { feedback } from './engine.js';
+import { feedback, feedbackPassage } from './engine.js';
 
 /**
  * The owner's review of what the assistant learned (the AI Chatbot screen's review queue), and
@@ -129,11 +129,12 @@ export async function reviewKnowledge(db: Db, actor: Actor, id: number, change: 
 /** Agents' ratings waiting for confirmation, newest first. */
 export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: number; cursor?: number | undefined }): Promise<Page<PendingFeedbackDto>> {
   const rows = await db
-    .select({ f: aiFeedback, m: aiChatMessages, userName: users.name, question: aiPatterns.question })
+    .select({ f: aiFeedback, m: aiChatMessages, userName: users.name, question: aiPatterns.question, cited: aiPassages.title })
     .from(aiFeedback)
     .innerJoin(aiChatMessages, eq(aiChatMessages.id, aiFeedback.messageId))
     .innerJoin(users, eq(users.id, aiChatMessages.userId))
-    .innerJoin(aiPatterns, eq(aiPatterns.id, aiChatMessages.patternId))
+    .leftJoin(aiPatterns, eq(aiPatterns.id, aiChatMessages.patternId))
+    .leftJoin(aiPassages, eq(aiPassages.id, aiChatMessages.passageId))
     .where(
       and(
         eq(aiFeedback.accountId, actor.accountId),
@@ -150,8 +151,10 @@ export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: numb
       message_id: r.f.messageId,
       feedback: r.f.value,
       answer: r.m.content,
-      question: r.question,
-      pattern_id: r.m.patternId!,
+      // A passage answer (issue 17): the source it cites stands for the question.
+      question: r.question ?? r.cited ?? '',
+      pattern_id: r.m.patternId,
+      passage_id: r.m.passageId,
       user: { id: r.m.userId, name: r.userName },
       updated_at: r.f.updatedAt.toISOString(),
     })),
@@ -163,7 +166,7 @@ export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: numb
 /** Confirm (apply to the pattern's weight) or dismiss (keep recorded, never applied) an Agent's rating. */
 export async function reviewFeedback(db: Db, actor: Actor, messageId: number, decision: 'confirm' | 'dismiss'): Promise<{ message_id: number; applied: boolean }> {
   const [row] = await db
-    .select({ f: aiFeedback, patternId: aiChatMessages.patternId })
+    .select({ f: aiFeedback, patternId: aiChatMessages.patternId, passageId: aiChatMessages.passageId })
     .from(aiFeedback)
     .innerJoin(aiChatMessages, eq(aiChatMessages.id, aiFeedback.messageId))
     .where(and(eq(aiFeedback.messageId, messageId), eq(aiFeedback.accountId, actor.accountId), eq(aiFeedback.pending, true)));
@@ -177,5 +180,6 @@ export async function reviewFeedback(db: Db, actor: Actor, messageId: number, de
     .returning({ id: aiFeedback.messageId });
   if (!changed) throw notFound('Feedback not found');
   if (confirm && row.patternId !== null) await feedback(db, row.patternId, row.f.value, row.f.appliedValue ?? undefined);
+  if (confirm && row.passageId !== null) await feedbackPassage(db, row.passageId, row.f.value, row.f.appliedValue ?? undefined);
   return { message_id: messageId, applied: confirm };
 }

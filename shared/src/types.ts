@@ -334,7 +334,9 @@ export interface PendingFeedbackDto {
   /** The answer that was rated, and the question it answered. */
   answer: string;
   question: string;
-  pattern_id: number;
+  /** The learned pattern rated, or (issue 17) the source passage: one of the two is set. */
+  pattern_id: number | null;
+  passage_id: number | null;
   user: { id: number; name: string };
   updated_at: string;
 }

@@ -73,7 +73,9 @@ describe('POST /api/chatbot/message', () => {
     expect(user).toMatchObject({ sender_type: 'user', content: 'Hello', file_path: '', confidence_score: null, intent_detected: null });
     expect(bot).toMatchObject({ sender_type: 'bot', content: 'Hello! How can we assist you today?', intent_detected: 'greeting', feedback: null });
     expect(bot.confidence_score).toBeGreaterThanOrEqual(0.8);
-    expect(Object.keys(bot).sort()).toEqual(['confidence_score', 'content', 'created_at', 'feedback', 'file_path', 'id', 'intent_detected', 'sender_type']);
+    expect(Object.keys(bot).sort()).toEqual(['confidence_score', 'content', 'created_at', 'feedback', 'file_path', 'id', 'intent_detected', 'sender_type', 'sources']);
+    // Issue 17: the sources an answer cites; a greeting cites none.
+    expect(bot.sources).toEqual([]);
     expect(Array.isArray(res.body.suggestions)).toBe(true);
     expect(res.body.ai_learning_progress).toMatchObject({ total_interactions: 1, learned_patterns: 0 });
   });

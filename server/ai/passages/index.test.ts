@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { extractiveReply, type Passage, PassageIndex } from './index.js';
+
+// The passage index of issue 17 (pure, no database): ranking over a business's own pages and
+// FAQ rows, honest confidence, and the extractive reply.
+const SITE = 'site-1';
+const FAQ = 'faq-1';
+let nextId = 1;
+const page = (title: string, heading: string, text: string, url = `https://shop.example/${title.toLowerCase()}`): Passage => ({
+  id: nextId++,
+  sourceId: SITE,
+  title,
+  url,
+  heading,
+  question: null,
+  text,
+  weight: 1,
+});
+const faq = (question: string, answer: string): Passage => ({ id: nextId++, sourceId: FAQ, title: 'faq.csv', url: null, heading: '', question, text: answer, weight: 1 });
+
+function shop(): { index: PassageIndex; passages: Passage[] } {
+  const passages = [
+    page('Prices', 'Workshop prices', 'A puncture repair costs 9 pounds. A full service costs 95 pounds and includes gears and brakes.'),
+    page('Prices', 'Paying', 'We accept cash, debit cards and credit cards. Spread the cost over twelve months at zero interest.'),
+    page('Hire', 'Hire rates', 'A city bike costs 20 pounds per day. The weekend deal runs from Friday evening to Monday morning.'),
+    page('Hire', 'What you need', 'Bring photo identification and leave a deposit of 100 pounds on a card.'),
+    page('Contact', 'Finding us', 'The shop is at 27 Quarry Lane, next to the railway station. Parking is in the yard behind the building.'),
+    page('Home', 'Opening hours', 'The shop opens Tuesday to Saturday from 9:30 to 18:00. We are closed on Sundays and Mondays.'),
+    faq('Do you sell gift cards?', 'Gift vouchers are sold in the shop from 10 pounds and never expire.'),
+    faq('Is there a student discount?', 'Students with a valid card get 10 % off accessories and labour.'),
+  ];
+  const index = new PassageIndex();
+  for (const p of passages) index.add(p);
+  return { index, passages };
+}
+
+describe('passage index', () => {
+  it('ranks the passage that answers first, from the page text, its heading or the FAQ question', () => {
+    const { index, passages } = shop();
+    expect(index.search('How much is a full service?').best?.passage.id).toBe(passages[0]!.id);
+    expect(index.search('what deposit do I leave to hire a bike').best?.passage.id).toBe(passages[3]!.id);
+    expect(index.search('When are your opening hours?').best?.passage.id).toBe(passages[5]!.id);
+    expect(index.search('gift card').best?.passage.id).toBe(passages[6]!.id);
+    // Another language reaches the page through the shared concepts (livraison/prix/ouvert...).
+    const fr = index.search("Quels sont vos horaires d'ouverture ?").best;
+    expect(fr?.passage.id).toBe(passages[5]!.id);
+  });
+
+  it('is confident on a question the passage answers, and not on an off-topic one', () => {
+    const { index } = shop();
+    expect(index.search('Do students get a discount?').best!.confidence).toBeGreaterThanOrEqual(0.6);
+    for (const q of ['What is the capital of Australia?', 'Can you write me a poem about the sea?', 'How tall is Mount Everest?']) {
+      expect(index.search(q).best?.confidence ?? 0).toBeLessThan(0.6);
+    }
+  });
+
+  it('two topics answering the question equally is a coin toss: lower confidence than one clear answer', () => {
+    const { index } = shop();
+    const clear = index.search('Is there a student discount?').best!.confidence;
+    const shared = new PassageIndex();
+    shared.add(page('A', 'Discounts', 'Students get a discount on labour.'));
+    shared.add(page('B', 'Discounts for students', 'Students get a discount on accessories.'));
+    for (const p of shop().passages.slice(0, 6)) shared.add({ ...p, id: p.id + 1000 });
+    expect(shared.search('Is there a student discount?').best!.confidence).toBeLessThan(clear);
+  });
+
+  it('removing or replacing a passage takes it out of the answers', () => {
+    const { index, passages } = shop();
+    const gift = passages[6]!;
+    expect(index.search('gift card').best?.passage.id).toBe(gift.id);
+    index.remove(gift.id);
+    expect(index.search('gift card').best?.passage.id).not.toBe(gift.id);
+    index.add({ ...gift, text: 'Gift vouchers are no longer sold.' });
+    expect(index.search('gift card').best?.passage.text).toBe('Gift vouchers are no longer sold.');
+    expect(index.idsOfSource(FAQ).sort()).toEqual([gift.id, passages[7]!.id].sort());
+  });
+
+  it('learns related terms from its own headings: a word of a heading reaches the text under other headings', () => {
+    const index = new PassageIndex();
+    index.add(page('Prices', 'Tuning prices', 'A tune-up is 45 pounds.'));
+    index.add(page('Prices', 'Wheel prices', 'Truing is 18 pounds per wheel.'));
+    index.add(page('Prices', 'Brake prices', 'Bleeding hydraulic brakes is 30 pounds.'));
+    index.add(page('Hire', 'Hire', 'Bikes can be hired for a day.'));
+    index.add(page('Team', 'Mechanics', 'Our mechanics are certified.'));
+    // "prices" is not in the chain passage, but the index learned that it goes with "pounds".
+    index.add(page('Parts', 'Chains', 'A new chain is 25 pounds fitted.'));
+    const hit = index.search('chain prices').best!;
+    expect(hit.passage.heading).toBe('Chains');
+    expect(hit.features.queryCoverage).toBeGreaterThan(0.5);
+  });
+
+  it('a passage down-weighted by feedback is trusted less', () => {
+    const { index, passages } = shop();
+    const before = index.search('Is there a student discount?').best!.confidence;
+    index.add({ ...passages[7]!, weight: 0.4 });
+    expect(index.search('Is there a student discount?').best!.confidence).toBeLessThan(before);
+  });
+
+  it('vectors reach a passage that shares no word with the question, and only the nearest topic gains', () => {
+    const { index, passages } = shop();
+    const v = (i: number) => Array.from({ length: 8 }, (_, k) => (k === i ? 1 : 0.05));
+    passages.forEach((p, i) => index.add({ ...p, embedding: v(i) }));
+    expect(index.embedded).toBe(passages.length);
+    const hit = index.search('zzz qqq', 4, v(4)).best!;
+    expect(hit.passage.id).toBe(passages[4]!.id);
+    expect(hit.features.semantic).toBeGreaterThan(0.9);
+  });
+
+  it('replies with the sentences that matter, an FAQ answer whole', () => {
+    const long = page(
+      'Repairs',
+      'Full service',
+      'Most jobs are finished within two working days. ' +
+        'A full service includes stripping the drivetrain, cleaning it in a solvent bath, truing both wheels and adjusting gears. ' +
+        'We also sell bikes of every kind, from city bikes to gravel bikes, and we fix every brand whatever its age. '.repeat(4),
+    );
+    const reply = extractiveReply(long, 'What does a full service include?', 200);
+    expect(reply.startsWith('A full service includes stripping the drivetrain')).toBe(true);
+    expect(reply.length).toBeLessThan(long.text.length);
+    const f = faq('Do you ship?', 'We post parts anywhere. Orders over 40 pounds travel free.');
+    expect(extractiveReply(f, 'Do you ship?')).toBe(f.text);
+  });
+});
