@@ -23,6 +23,14 @@ const intInRange = (fallback: number, min: number, max: number) =>
     .optional()
     .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
     .refine((n) => Number.isInteger(n) && n >= min && n <= max, { message: `must be a whole number from ${min} to ${max}` });
+/** Like intInRange, without a fallback: unset stays undefined. */
+const optionalInt = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+    .refine((n) => n === undefined || (Number.isInteger(n) && n >= min && n <= max), { message: `must be a whole number from ${min} to ${max}` });
 
 const envSchema = z.object({
   PORT: intInRange(3000, 0, 65535),
@@ -56,6 +64,11 @@ const envSchema = z.object({
   WIDGET_NEW_VISITORS_PER_IP: intInRange(100, 1, 10_000_000),
   WIDGET_SOCKETS_PER_VISITOR: intInRange(3, 1, 100_000),
   WIDGET_SOCKETS_PER_IP: intInRange(50, 1, 1_000_000),
+  /** Burst buckets beside the widget limits (tokens at once, refilled that many a second); unset: defaultBurst. */
+  WIDGET_BURST_PER_IP: optionalInt(1, 10_000_000),
+  WIDGET_BURST_PER_VISITOR: optionalInt(1, 10_000_000),
+  WIDGET_BURST_PER_KEY: optionalInt(1, 10_000_000),
+  WIDGET_NEW_VISITORS_BURST_PER_IP: optionalInt(1, 10_000_000),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -215,6 +228,11 @@ export interface WidgetLimitsConfig {
   socketsPerVisitor: number;
   /** WIDGET_SOCKETS_PER_IP: live widget sockets from one IP. */
   socketsPerIp: number;
+  /**
+   * WIDGET_BURST_*: per-second burst buckets beside the budgets above (services/rateLimit.ts);
+   * each unset one is derived from its budget (defaultBurst).
+   */
+  burst?: { perIp?: number | undefined; perVisitor?: number | undefined; perKey?: number | undefined; newVisitorsPerIp?: number | undefined };
 }
 
 /** An upload budget: files and bytes per hour and per day. */
@@ -348,6 +366,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       newVisitorsPerIp: e.WIDGET_NEW_VISITORS_PER_IP,
       socketsPerVisitor: e.WIDGET_SOCKETS_PER_VISITOR,
       socketsPerIp: e.WIDGET_SOCKETS_PER_IP,
+      burst: {
+        perIp: e.WIDGET_BURST_PER_IP,
+        perVisitor: e.WIDGET_BURST_PER_VISITOR,
+        perKey: e.WIDGET_BURST_PER_KEY,
+        newVisitorsPerIp: e.WIDGET_NEW_VISITORS_BURST_PER_IP,
+      },
     },
     sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {

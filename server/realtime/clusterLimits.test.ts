@@ -4,7 +4,7 @@ import { createClient, type RedisClientType } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENTS } from '@parley/shared';
 import type { WidgetLimitsConfig } from '../config.js';
-import { LEASE_MAX, TOO_MANY_CONNECTIONS, createWidgetLimits } from '../services/rateLimit.js';
+import { LEASE_MAX, TOO_MANY_CONNECTIONS, TOO_MANY_REQUESTS, createWidgetLimits } from '../services/rateLimit.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { startCluster, type TestCluster } from '../test/cluster.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
@@ -113,27 +113,28 @@ describe('limits shared by two nodes through Redis', () => {
  * smaller ones, counted point by point.
  */
 describe('leased budgets over two nodes', () => {
-  const config = (perVisitor: number): WidgetLimitsConfig => ({
+  const config = (perVisitor: number, burst = 1_000_000): WidgetLimitsConfig => ({
     perIp: 1_000_000,
     perVisitor,
     perKey: 1_000_000,
     newVisitorsPerIp: 1_000_000,
     socketsPerVisitor: 10,
     socketsPerIp: 10,
+    burst: { perVisitor: burst, perIp: 1_000_000 },
   });
   const clients: RedisClientType[] = [];
   afterAll(async () => {
     for (const c of clients) await c.quit();
   });
   /** Two nodes' limits on the shared Redis, each with its own client (its round trips counted). */
-  async function twoNodes(perVisitor: number) {
+  async function twoNodes(perVisitor: number, burst?: number) {
     const prefix = uniqueRateLimitPrefix();
     return Promise.all(
       [0, 1].map(async () => {
         const client: RedisClientType = createClient({ url: cluster.redis!.url });
         await client.connect();
         clients.push(client);
-        return { limits: createWidgetLimits(config(perVisitor), prefix, client), trips: vi.spyOn(client, 'eval') };
+        return { limits: createWidgetLimits(config(perVisitor, burst), prefix, client), trips: vi.spyOn(client, 'eval') };
       }),
     );
   }
@@ -179,7 +180,7 @@ describe('leased budgets over two nodes', () => {
 
   it("hold a visitor's socket events on two app nodes to its budget; REST then refuses it too", async () => {
     const PER = 100;
-    const leased = await startCluster({ env: { WIDGET_LIMIT_PER_VISITOR: String(PER), WIDGET_SOCKETS_PER_VISITOR: '2' } });
+    const leased = await startCluster({ env: { WIDGET_LIMIT_PER_VISITOR: String(PER), WIDGET_BURST_PER_VISITOR: '1000000', WIDGET_SOCKETS_PER_VISITOR: '2' } });
     const open: Socket[] = [];
     try {
       const [a, b] = leased.nodes as [(typeof leased.nodes)[number], (typeof leased.nodes)[number]];
@@ -215,6 +216,72 @@ describe('leased budgets over two nodes', () => {
     } finally {
       for (const s of open) s.close();
       await leased.close();
+    }
+  }, 60_000);
+
+  it("cut a visitor's burst over both nodes at its bucket, in a few round trips; the refused calls spend nothing", async () => {
+    const BURST = 10;
+    const nodes = await twoNodes(200, BURST);
+    // 200 calls at once, half on each node.
+    const first = await Promise.all(Array.from({ length: 200 }, (_, i) => outcome(nodes[i % 2]!.limits.visitorCall('203.0.113.7', 'burst-a'))));
+    const admitted = first.filter(Boolean).length;
+    // The bucket's 10, plus what it refilled while the calls ran (10 a second).
+    expect(admitted).toBeGreaterThanOrEqual(BURST - 1);
+    expect(admitted).toBeLessThanOrEqual(BURST + 2);
+    const trips = nodes[0]!.trips.mock.calls.length + nodes[1]!.trips.mock.calls.length;
+    expect(trips).toBeLessThan(30);
+    // A second later the bucket is full again and the minute's budget was not spent by the refusals.
+    let total = admitted;
+    for (let s = 0; s < 3; s++) {
+      await new Promise((r) => setTimeout(r, 1100));
+      const again = await Promise.all(Array.from({ length: BURST }, (_, i) => outcome(nodes[i % 2]!.limits.visitorCall('203.0.113.7', 'burst-a'))));
+      // The other node may hold up to a quarter of the bucket from the last lease: at most that many refused.
+      expect(again.filter(Boolean).length).toBeGreaterThanOrEqual(BURST - Math.floor(BURST / 4));
+      total += again.filter(Boolean).length;
+    }
+    expect(total).toBeLessThanOrEqual(200);
+  });
+
+  it("cut a visitor's burst of socket events over its sockets on two app nodes, and pass its paced sends", async () => {
+    const BURST = 4;
+    const burst = await startCluster({ env: { WIDGET_BURST_PER_VISITOR: String(BURST), WIDGET_SOCKETS_PER_VISITOR: '2' } });
+    const open: Socket[] = [];
+    try {
+      const [a, b] = burst.nodes as [(typeof burst.nodes)[number], (typeof burst.nodes)[number]];
+      const shop = await buildAccount(a.app);
+      const visitor = await buildVisitor(b.app, shop.widgetKey);
+      const tabs = [a, b].map((n) => {
+        const s = io(n.base, { auth: { widget_key: shop.widgetKey, visitor_token: visitor.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+        open.push(s);
+        return s;
+      });
+      await Promise.all(tabs.map(connected));
+      await new Promise((r) => setTimeout(r, 1100)); // the handshakes' calls refilled
+      // Both tabs fire 15 sends at once.
+      const acks = await Promise.all(
+        tabs.flatMap((s, t) => Array.from({ length: 15 }, (_, i) => emitAck(s, EVENTS.messageSend, { message: `burst t${t} m${i}`, client_id: `bt${t}m${i}` }))),
+      );
+      const ok = acks.filter((x) => x.ok).length;
+      expect(ok).toBeGreaterThanOrEqual(BURST - 1);
+      expect(ok).toBeLessThanOrEqual(BURST + 2);
+      for (const refused of acks.filter((x) => !x.ok)) {
+        expect(refused).toMatchObject({ ok: false, status: 429, message: TOO_MANY_REQUESTS });
+        expect(refused.retry_after).toBeGreaterThanOrEqual(1);
+      }
+      // Refused sends changed nothing: only the admitted ones are stored.
+      const stored = await call(a.app, 'GET', `/api/vms/messages/${visitor.id}`, { token: shop.token });
+      expect(stored.body.data).toHaveLength(ok);
+      // The visitor typing and sending at a human pace (a message every 400 ms, alternating tabs) is never refused.
+      await new Promise((r) => setTimeout(r, 1100));
+      for (let i = 0; i < 8; i++) {
+        const ack = await emitAck(tabs[i % 2]!, EVENTS.messageSend, { message: `paced ${i}`, client_id: `paced${i}` });
+        expect(ack.ok, JSON.stringify(ack)).toBe(true);
+        tabs[i % 2]!.emit(EVENTS.typing, { typing: true });
+        await new Promise((r) => setTimeout(r, 400));
+      }
+    } finally {
+      for (const s of open) s.close();
+      await burst.close();
     }
   }, 60_000);
 });

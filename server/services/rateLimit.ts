@@ -245,22 +245,30 @@ export interface WidgetLimits {
 
 // ---- leased budgets ------------------------------------------------------------------------
 
-/** `points` per fixed window of `seconds` for each key; a key's window starts with its first point. */
+/**
+ * `points` per fixed window of `seconds` for each key; a key's window starts with its first point.
+ * `burst`: besides, a token bucket of that many points per key, refilled at `burst` a second, so a
+ * window's budget cannot be spent in one instant (without it a flood spends a minute's budget in
+ * its first second, and the server's CPU goes to it then).
+ */
 interface Budget {
   name: string;
   points: number;
   seconds: number;
+  burst?: number | undefined;
 }
 
 /** One key's share of a take: its counter, its budget, and at most how many points to lease. */
 interface Want {
   counter: string;
+  /** A fixed window of `points` per `windowMs`, or a token bucket of `points` refilled every `windowMs`. */
+  kind: 'window' | 'bucket';
   points: number;
   windowMs: number;
   lease: number;
 }
 
-/** Points taken for each key with its window's remaining time, or the first key with none left. */
+/** Points taken for each key with how long the node may hold them, or the first key with none left (and when one frees up). */
 type Taken = { granted: { points: number; ttlMs: number }[] } | { refused: number; ttlMs: number };
 
 /** Where budgets are counted: Redis for every node, or this process alone. */
@@ -271,58 +279,99 @@ interface BudgetStore {
 /** The most points a node leases at once, and the share of what is left it may lease. */
 export const LEASE_MAX = 20;
 export const LEASE_SHARE = 16;
+/** A burst bucket's lease: a quarter of the tokens in it (1 when fewer than 8), held at most BURST_LEASE_MS. */
+export const BURST_SHARE = 4;
+export const BURST_LEASE_MS = 60_000;
+/** The burst bucket's refill period: `burst` tokens a second. */
+export const BURST_REFILL_MS = 1000;
 /** How many points a lease asks for when `left` remain: a small share, 1 near the end. */
-const leaseSize = (left: number, max: number) => Math.max(1, Math.min(max, Math.floor(left / LEASE_SHARE)));
+const leaseSize = (left: number, max: number, share = LEASE_SHARE) => Math.max(1, Math.min(max, Math.floor(left / share)));
 
-// KEYS: counters. ARGV: per key (points, window ms, lease max). All keys have a point left or none
-// is touched; each then gives up to its lease size (its counter's window starts now if it is new).
-// Answers {granted1, ttl1, granted2, ttl2, ...} or {-i, ttl} for the first key i that is spent.
+// KEYS: counters. ARGV: per key (points, window ms, lease max, kind 'w' or 'b'). All keys have a
+// point left or none is touched; each then gives up to its lease size. A window counter's window
+// starts now if it is new. A bucket is a hash {t = tokens, at = ms of the last take}, refilled at
+// points per window ms up to points (Redis's clock: the nodes' clocks do not matter).
+// Answers {granted1, ttl1, granted2, ttl2, ...} or {-i, ms} for the first key i that is spent.
 const TAKE = `
-local share = ${LEASE_SHARE}
-local used, ttl = {}, {}
+local share, bshare, bhold = ${LEASE_SHARE}, ${BURST_SHARE}, ${BURST_LEASE_MS}
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local used, ttl, tokens = {}, {}, {}
 for i = 1, #KEYS do
-  used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
-  ttl[i] = redis.call('PTTL', KEYS[i])
-  if ttl[i] < 0 then
-    ttl[i] = tonumber(ARGV[3 * i - 1])
-    if used[i] > 0 then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
+  local points, ms = tonumber(ARGV[4 * i - 3]), tonumber(ARGV[4 * i - 2])
+  if ARGV[4 * i] == 'b' then
+    local h = redis.call('HMGET', KEYS[i], 't', 'at')
+    tokens[i] = points
+    if h[1] then tokens[i] = math.min(points, tonumber(h[1]) + (now - tonumber(h[2])) * points / ms) end
+    if tokens[i] < 1 then return {-i, math.ceil((1 - tokens[i]) * ms / points)} end
+  else
+    used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
+    ttl[i] = redis.call('PTTL', KEYS[i])
+    if ttl[i] < 0 then
+      ttl[i] = ms
+      if used[i] > 0 then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
+    end
+    if used[i] >= points then return {-i, ttl[i]} end
   end
-  if used[i] >= tonumber(ARGV[3 * i - 2]) then return {-i, ttl[i]} end
 end
 local out = {}
 for i = 1, #KEYS do
-  local left = tonumber(ARGV[3 * i - 2]) - used[i]
-  local n = math.min(left, math.max(1, math.min(tonumber(ARGV[3 * i]), math.floor(left / share))))
-  if redis.call('INCRBY', KEYS[i], n) == n then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
-  out[2 * i - 1] = n
-  out[2 * i] = ttl[i]
+  local points, ms, max = tonumber(ARGV[4 * i - 3]), tonumber(ARGV[4 * i - 2]), tonumber(ARGV[4 * i - 1])
+  if ARGV[4 * i] == 'b' then
+    local have = math.floor(tokens[i])
+    local n = math.min(have, math.max(1, math.min(max, math.floor(have / bshare))))
+    redis.call('HSET', KEYS[i], 't', tostring(tokens[i] - n), 'at', tostring(now))
+    redis.call('PEXPIRE', KEYS[i], ms + 1000)
+    out[2 * i - 1] = n
+    out[2 * i] = bhold
+  else
+    local left = points - used[i]
+    local n = math.min(left, math.max(1, math.min(max, math.floor(left / share))))
+    if redis.call('INCRBY', KEYS[i], n) == n then redis.call('PEXPIRE', KEYS[i], ttl[i]) end
+    out[2 * i - 1] = n
+    out[2 * i] = ttl[i]
+  end
 end
 return out`;
 
 /** A store in this process; also the insurance of the Redis store while Redis is unreachable. */
 function memoryBudgetStore(): BudgetStore {
   const counters = new Map<string, { used: number; resetAt: number }>();
+  const buckets = new Map<string, { tokens: number; at: number; until: number }>();
   let sweepAt = 0;
   return {
     async take(wants) {
       const now = Date.now();
       if (now >= sweepAt) {
         for (const [k, c] of counters) if (c.resetAt <= now) counters.delete(k);
+        for (const [k, b] of buckets) if (b.until <= now) buckets.delete(k);
         sweepAt = now + 10_000;
       }
-      const cs = wants.map((w) => {
+      // Each key's state now: a window counter, or a bucket's tokens after its refill.
+      const states = wants.map((w) => {
+        if (w.kind === 'bucket') {
+          const b = buckets.get(w.counter);
+          const tokens = b ? Math.min(w.points, b.tokens + ((now - b.at) * w.points) / w.windowMs) : w.points;
+          return { left: tokens, wait: Math.ceil(((1 - tokens) * w.windowMs) / w.points) };
+        }
         let c = counters.get(w.counter);
         if (!c || c.resetAt <= now) counters.set(w.counter, (c = { used: 0, resetAt: now + w.windowMs }));
-        return c;
+        return { left: w.points - c.used, wait: c.resetAt - now, counter: c };
       });
-      const spent = wants.findIndex((w, i) => (cs[i] as { used: number }).used >= w.points);
-      if (spent >= 0) return { refused: spent, ttlMs: (cs[spent] as { resetAt: number }).resetAt - now };
+      const spent = states.findIndex((s) => s.left < 1);
+      if (spent >= 0) return { refused: spent, ttlMs: (states[spent] as { wait: number }).wait };
       return {
         granted: wants.map((w, i) => {
-          const c = cs[i] as { used: number; resetAt: number };
-          const n = Math.min(w.points - c.used, leaseSize(w.points - c.used, w.lease));
-          c.used += n;
-          return { points: n, ttlMs: c.resetAt - now };
+          const s = states[i] as (typeof states)[number];
+          if (w.kind === 'bucket') {
+            const have = Math.floor(s.left);
+            const n = Math.min(have, leaseSize(have, w.lease, BURST_SHARE));
+            buckets.set(w.counter, { tokens: s.left - n, at: now, until: now + w.windowMs + 1000 });
+            return { points: n, ttlMs: BURST_LEASE_MS };
+          }
+          const n = Math.min(s.left, leaseSize(s.left, w.lease));
+          (s.counter as { used: number }).used += n;
+          return { points: n, ttlMs: s.wait };
         }),
       };
     },
@@ -337,7 +386,7 @@ function redisBudgetStore(redis: RedisClientType, onError: (err: unknown) => voi
       try {
         r = (await redis.eval(TAKE, {
           keys: wants.map((w) => w.counter),
-          arguments: wants.flatMap((w) => [String(w.points), String(w.windowMs), String(w.lease)]),
+          arguments: wants.flatMap((w) => [String(w.points), String(w.windowMs), String(w.lease), w.kind === 'bucket' ? 'b' : 'w']),
         })) as number[];
       } catch (err) {
         // Redis unreachable: this node counts alone until it is back (a limit that fails open per node).
@@ -361,6 +410,13 @@ function redisBudgetStore(redis: RedisClientType, onError: (err: unknown) => voi
  * a 16th of what is left, at most LEASE_MAX (20), 1 once fewer than 32 remain: budgets of under
  * 32 points are counted one by one, exactly. A key found spent is refused from memory until its
  * window ends: a flood costs no round trip either.
+ *
+ * A budget with a burst has a second counter per key, a token bucket leased the same way (in the
+ * same round trip): a quarter of the tokens left, 1 when fewer than 8, held by the node for at
+ * most BURST_LEASE_MS. A call needs a point of both; a call refused by either spends neither. The
+ * nodes together admit at most `burst` at once plus `burst` a second, plus what each other node
+ * holds of a lease (at most a quarter of `burst`). An empty bucket is refused from memory until
+ * its next token, so a flood costs at most a few round trips a second per key and node.
  */
 function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
   const leases = new Map<string, { left: number; until: number }>();
@@ -387,8 +443,23 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
     }
   }
 
+  /** The counters a call spends from: each budget's window, and its burst bucket when it has one. */
+  const countersOf = (asks: readonly { budget: Budget; key: string }[]) =>
+    asks.flatMap(({ budget, key }) => {
+      const window = {
+        limit: budget.name,
+        want: { counter: `${prefix}:${budget.name}:${key}`, kind: 'window', points: budget.points, windowMs: budget.seconds * 1000, lease: LEASE_MAX } as Want,
+      };
+      if (!budget.burst) return [window];
+      const bucket = {
+        limit: `${budget.name}-burst`,
+        want: { counter: `${prefix}:${budget.name}:burst:${key}`, kind: 'bucket', points: budget.burst, windowMs: BURST_REFILL_MS, lease: LEASE_MAX } as Want,
+      };
+      return [window, bucket];
+    });
+
   return async function spend(asks: readonly { budget: Budget; key: string }[]): Promise<void> {
-    const counters = asks.map((a) => `${prefix}:${a.budget.name}:${a.key}`);
+    const counters = countersOf(asks);
     for (;;) {
       const now = Date.now();
       if (now >= sweepAt) {
@@ -397,24 +468,21 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
       }
       const waits: Promise<void>[] = [];
       const missing: Want[] = [];
-      for (const [i, counter] of counters.entries()) {
-        const lease = leases.get(counter);
+      for (const { limit, want } of counters) {
+        const lease = leases.get(want.counter);
         if (lease && lease.until > now) {
-          if (lease.left === 0) throw refused(lease.until - now, (asks[i] as { budget: Budget }).budget.name);
+          if (lease.left === 0) throw refused(lease.until - now, limit);
           continue;
         }
-        const pending = refills.get(counter);
+        const pending = refills.get(want.counter);
         if (pending) waits.push(pending);
-        else {
-          const { budget } = asks[i] as { budget: Budget };
-          missing.push({ counter, points: budget.points, windowMs: budget.seconds * 1000, lease: LEASE_MAX });
-        }
+        else missing.push(want);
       }
       if (waits.length === 0 && missing.length === 0) {
-        for (const counter of counters) {
+        for (const { want } of counters) {
           // A used-up lease goes: the next call takes another (left: 0 marks a spent key).
-          const lease = leases.get(counter) as { left: number };
-          if (--lease.left === 0) leases.delete(counter);
+          const lease = leases.get(want.counter) as { left: number };
+          if (--lease.left === 0) leases.delete(want.counter);
         }
         return;
       }
@@ -431,6 +499,13 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
   };
 }
 
+/**
+ * The default burst of a budget of `points` per `seconds`: at that rate the budget takes a fifth
+ * of its window to spend (a minute's in 12 s, an hour's in 12 min), and never fewer than `floor`
+ * at once (a page load's few calls together, a NAT's visitors arriving together).
+ */
+export const defaultBurst = (points: number, seconds: number, floor: number): number => Math.max(floor, Math.ceil((points * 5) / seconds));
+
 export function createWidgetLimits(
   config: WidgetLimitsConfig,
   prefix: string,
@@ -438,10 +513,16 @@ export function createWidgetLimits(
   onError: (err: unknown) => void = () => {},
 ): WidgetLimits {
   const spend = leasedBudgets(redis ? redisBudgetStore(redis, onError) : memoryBudgetStore(), prefix, TOO_MANY_REQUESTS);
-  const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60 };
-  const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60 };
-  const perKey: Budget = { name: 'widget-key', points: config.perKey, seconds: 60 };
-  const newVisitors = createLimiter('widget-new-visitor-ip', config.newVisitorsPerIp, 3600, redis, { prefix, message: TOO_MANY_REQUESTS });
+  const burst = config.burst ?? {};
+  const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60, burst: burst.perIp ?? defaultBurst(config.perIp, 60, 50) };
+  const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60, burst: burst.perVisitor ?? defaultBurst(config.perVisitor, 60, 10) };
+  const perKey: Budget = { name: 'widget-key', points: config.perKey, seconds: 60, burst: burst.perKey ?? defaultBurst(config.perKey, 60, 100) };
+  const newVisitors: Budget = {
+    name: 'widget-new-visitor-ip',
+    points: config.newVisitorsPerIp,
+    seconds: 3600,
+    burst: burst.newVisitorsPerIp ?? defaultBurst(config.newVisitorsPerIp, 3600, 5),
+  };
   return {
     ip: (ip) => spend([{ budget: perIp, key: ipKey(ip) }]),
     async caller({ visitorKey, widgetKey }) {
@@ -453,7 +534,7 @@ export function createWidgetLimits(
         { budget: perIp, key: ipKey(ip) },
         { budget: perVisitor, key: visitorKey },
       ]),
-    newVisitor: (ip) => newVisitors.consume(ipKey(ip)),
+    newVisitor: (ip) => spend([{ budget: newVisitors, key: ipKey(ip) }]),
     sockets: redis
       ? redisSocketCap(redis, prefix, config.socketsPerVisitor, config.socketsPerIp, onError)
       : memorySocketCap(config.socketsPerVisitor, config.socketsPerIp),
