@@ -91,7 +91,16 @@ function OwnerSubscription() {
           </header>
           <CurrentPlan status={st.status} error={st.statusError} changing={st.changing} onCancel={st.cancel} onKeep={st.keepPlan} />
           <PlanList plans={st.plans} loading={st.plansLoading} error={st.plansError} onSelect={(plan) => st.select(plan)} />
-          <History items={st.subscriptions} loading={st.subsLoading} error={st.subsError} onRetry={() => void st.loadSubscriptions()} />
+          <History
+            items={st.subscriptions}
+            loading={st.subsLoading}
+            error={st.subsError}
+            onRetry={() => void st.loadSubscriptions()}
+            total={st.subsTotal}
+            hasMore={st.subsNext !== null}
+            loadingMore={st.subsMoreLoading}
+            onLoadMore={() => void st.loadMoreSubscriptions()}
+          />
           <StorageUsage />
         </>
       )}

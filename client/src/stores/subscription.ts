@@ -22,6 +22,10 @@ interface SubscriptionState {
   subscriptions: SubscriptionDto[];
   subsLoading: boolean;
   subsError: string;
+  /** The next page's cursor of the history (null: all shown), its total, and a "Load more" in flight. */
+  subsNext: string | null;
+  subsTotal: number;
+  subsMoreLoading: boolean;
   selected: PlanDto | null;
   paying: boolean;
   paymentError: string;
@@ -38,6 +42,8 @@ interface SubscriptionState {
   cancel: () => Promise<boolean>;
   keepPlan: () => Promise<boolean>;
   loadSubscriptions: () => Promise<void>;
+  /** The history's next page (issue 16: every list pages), appended. */
+  loadMoreSubscriptions: () => Promise<void>;
   select: (plan: PlanDto | null) => void;
   initializePayment: (plan: PlanDto, user: Pick<UserDto, 'id' | 'email'>) => Promise<void>;
   /** Returns the activated subscription on success, null otherwise. */
@@ -66,13 +72,25 @@ async function change(set: Setter, send: () => Promise<unknown>): Promise<boolea
   }
 }
 
-export const useSubscription = create<SubscriptionState>((set) => ({
+/** Rows per page of the subscription history (one a paid month). */
+export const HISTORY_PAGE = 12;
+
+interface HistoryPage extends StatusEnvelope {
+  data?: SubscriptionDto[];
+  next_cursor?: string | null;
+  total?: number;
+}
+
+export const useSubscription = create<SubscriptionState>((set, get) => ({
   plans: [],
   plansLoading: true,
   plansError: '',
   subscriptions: [],
   subsLoading: true,
   subsError: '',
+  subsNext: null,
+  subsTotal: 0,
+  subsMoreLoading: false,
   selected: null,
   paying: false,
   paymentError: '',
@@ -118,15 +136,35 @@ export const useSubscription = create<SubscriptionState>((set) => ({
   loadSubscriptions: async () => {
     set({ subsLoading: true, subsError: '' });
     try {
-      const body = await api.get<StatusEnvelope & { data?: SubscriptionDto[] }>('/api/user/subscriptions');
+      const body = await api.get<HistoryPage>(`/api/user/subscriptions?limit=${HISTORY_PAGE}`);
       if (body?.status !== 'success' || !Array.isArray(body.data)) {
         set({ subsLoading: false, subsError: 'Failed to load subscriptions' });
         return;
       }
-      set({ subscriptions: body.data, subsLoading: false });
+      set({ subscriptions: body.data, subsNext: body.next_cursor ?? null, subsTotal: body.total ?? body.data.length, subsLoading: false });
     } catch (e) {
       toast.error(serverText(e) || 'Failed to load subscription history');
       set({ subsLoading: false, subsError: 'Failed to load subscription history' });
+    }
+  },
+
+  loadMoreSubscriptions: async () => {
+    const { subsNext: cursor, subsMoreLoading } = get();
+    if (!cursor || subsMoreLoading) return;
+    set({ subsMoreLoading: true });
+    try {
+      const body = await api.get<HistoryPage>(`/api/user/subscriptions?limit=${HISTORY_PAGE}&cursor=${encodeURIComponent(cursor)}`);
+      if (body?.status !== 'success' || !Array.isArray(body.data)) throw new Error('Failed to load more subscriptions');
+      const known = new Set(get().subscriptions.map((s) => s.id));
+      set({
+        subscriptions: [...get().subscriptions, ...body.data.filter((s) => !known.has(s.id))],
+        subsNext: body.next_cursor ?? null,
+        subsTotal: body.total ?? get().subsTotal,
+        subsMoreLoading: false,
+      });
+    } catch (e) {
+      toast.error(serverText(e) || 'Failed to load more subscription history');
+      set({ subsMoreLoading: false });
     }
   },
 

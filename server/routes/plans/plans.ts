@@ -1,4 +1,4 @@
-import { asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentPlan } from '../../presenters/plan.js';
 import { presentSubscription } from '../../presenters/subscription.js';
+import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -35,17 +36,49 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
     return { status: 'success', data: rows.map(presentPlan), message: 'Plans retrieved successfully' };
   });
 
-  app.get('/user/subscriptions', { schema: { tags: ['billing'], ...secured }, onRequest: authenticate }, async (request) => {
-    authorize(request.actor, 'billing.manage');
-    // Periods that ended show as expired, not as active.
-    await expireSubscriptions(app.db, request.actor.accountId, new Date());
-    const rows = await app.db
-      .select()
-      .from(subscriptions)
-      .where(eq(subscriptions.accountId, request.actor.accountId))
-      .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
-    return { status: 'success', data: rows.map(presentSubscription), message: 'Subscriptions retrieved successfully' };
-  });
+  // The payment history (a row per paid month), paged like every list (PRODUCT.md section 11):
+  // `limit` + `cursor` (keyset on created_at, id; index subscriptions_account_idx), answering
+  // `next_cursor`, `has_more` and `total`. Without `limit` (SPEC's call) the newest SPEC_CAP rows.
+  app.get(
+    '/user/subscriptions',
+    {
+      schema: {
+        tags: ['billing'],
+        description: `The account's subscription history, newest first. Optional \`limit\` (1-100) and \`cursor\` (the previous page's \`next_cursor\`); without \`limit\` the newest ${SPEC_CAP}. Answers \`next_cursor\`, \`has_more\` and \`total\` besides SPEC's fields.`,
+        querystring: pageQuery,
+        ...secured,
+      },
+      onRequest: authenticate,
+    },
+    async (request) => {
+      authorize(request.actor, 'billing.manage');
+      const { accountId } = request.actor;
+      // Periods that ended show as expired, not as active.
+      await expireSubscriptions(app.db, accountId, new Date());
+      const limit = request.query.limit ?? SPEC_CAP;
+      let after;
+      if (request.query.cursor !== undefined) {
+        const [at, id] = decodeKey(request.query.cursor, 'tn');
+        after = sql`(${subscriptions.createdAt}, ${subscriptions.id}) < (${at}::timestamptz, ${id}::int)`;
+      }
+      const rows = await app.db
+        .select({ row: subscriptions, key: sql<string>`${subscriptions.createdAt}::text` })
+        .from(subscriptions)
+        .where(and(eq(subscriptions.accountId, accountId), after))
+        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+        .limit(limit + 1);
+      const page = pageOf(rows, limit, (r) => [r.key, r.row.id]);
+      const [count] = await app.db.select({ n: sql<number>`count(*)::int` }).from(subscriptions).where(eq(subscriptions.accountId, accountId));
+      return {
+        status: 'success',
+        data: page.rows.map((r) => presentSubscription(r.row)),
+        message: 'Subscriptions retrieved successfully',
+        next_cursor: page.nextCursor,
+        has_more: page.hasMore,
+        total: count?.n ?? 0,
+      };
+    },
+  );
 
   app.get(
     '/user/subscription',

@@ -8,7 +8,26 @@ function Status({ s }: { s: SubscriptionDto }) {
 }
 
 /** Step 3: subscription history, a table on wide screens and cards on small ones. */
-export function History({ items, loading, error, onRetry }: { items: SubscriptionDto[]; loading: boolean; error: string; onRetry: () => void }) {
+export function History({
+  items,
+  loading,
+  error,
+  onRetry,
+  total = items.length,
+  hasMore = false,
+  loadingMore = false,
+  onLoadMore,
+}: {
+  items: SubscriptionDto[];
+  loading: boolean;
+  error: string;
+  onRetry: () => void;
+  /** Paging (issue 16): how many rows exist, whether more pages remain, and how to get the next. */
+  total?: number;
+  hasMore?: boolean;
+  loadingMore?: boolean;
+  onLoadMore?: () => void;
+}) {
   let body: ReactNode;
   if (loading) {
     body = (
@@ -79,6 +98,16 @@ export function History({ items, loading, error, onRetry }: { items: Subscriptio
             </li>
           ))}
         </ul>
+        <div className="sub-more">
+          <span aria-live="polite">
+            Showing {items.length} of {Math.max(total, items.length)}
+          </span>
+          {hasMore && onLoadMore ? (
+            <Button variant="secondary" size="sm" busy={loadingMore} onClick={onLoadMore}>
+              Load more
+            </Button>
+          ) : null}
+        </div>
       </>
     );
   }
