@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { z } from 'zod';
+import { ApiError, serverError } from './api';
 
 /** Field -> first message. */
 export type FormErrors<K extends string = string> = Partial<Record<K, string>>;
@@ -28,6 +29,37 @@ export function firstErrors(errors: Record<string, string[]> | undefined): FormE
     if (v?.[0] && !out[field]) out[field] = v[0];
   }
   return out;
+}
+
+/**
+ * A form's submit with a shared schema: invalid input shows its field errors and sends nothing;
+ * valid input is sent (`busy` meanwhile); a refusal puts the server's field errors on their
+ * fields and its message (or `failure`) in `error`. `submit` resolves true once sent.
+ */
+export function useSubmit(setErrors: (errors: FormErrors) => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async <S extends z.ZodType>(schema: S, values: unknown, send: (data: z.output<S>) => Promise<unknown>, failure: string): Promise<boolean> => {
+    setError('');
+    const parsed = validate(schema, values);
+    if (!parsed.ok) {
+      setErrors(parsed.errors);
+      return false;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      await send(parsed.data);
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.errors) setErrors(firstErrors(err.errors));
+      setError(serverError(err, failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, submit };
 }
 
 /**

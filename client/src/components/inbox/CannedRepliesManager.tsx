@@ -1,7 +1,7 @@
 import { type CannedReplyDto, cannedReplySchema } from '@parley/shared';
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError, serverError } from '../../lib/api';
-import { firstErrors, useFormFields, validate } from '../../lib/validate';
+import { serverError } from '../../lib/api';
+import { useFormFields, useSubmit } from '../../lib/validate';
 import { useCan } from '../../stores/auth';
 import { useInbox } from '../../stores/inbox';
 import { Banner, Button, TextAreaField, TextField } from '../ui';
@@ -20,9 +20,8 @@ export function CannedRepliesManager() {
   const loadError = useInbox((s) => s.loadError);
   const { values, setValues, errors, setErrors, set } = useFormFields(EMPTY);
   const [editing, setEditing] = useState<number | undefined>(undefined);
-  const [error, setError] = useState('');
+  const { busy, error, setError, submit } = useSubmit(setErrors);
   const [success, setSuccess] = useState('');
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     void useInbox.getState().load();
@@ -41,21 +40,10 @@ export function CannedRepliesManager() {
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setError('');
     setSuccess('');
-    const res = validate(cannedReplySchema, values);
-    if (!res.ok) return setErrors(res.errors);
-    setBusy(true);
-    try {
-      await useInbox.getState().saveCannedReply(res.data, editing);
-      setSuccess(editing === undefined ? 'Canned reply added' : 'Canned reply updated');
-      reset();
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) setErrors(firstErrors(err.errors));
-      setError(serverError(err, 'Failed to save the canned reply'));
-    } finally {
-      setBusy(false);
-    }
+    if (!(await submit(cannedReplySchema, values, (data) => useInbox.getState().saveCannedReply(data, editing), 'Failed to save the canned reply'))) return;
+    setSuccess(editing === undefined ? 'Canned reply added' : 'Canned reply updated');
+    reset();
   };
 
   const remove = async (r: CannedReplyDto) => {

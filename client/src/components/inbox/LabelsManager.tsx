@@ -1,7 +1,7 @@
 import { LABEL_COLORS, type LabelDto, labelSchema } from '@parley/shared';
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError, serverError } from '../../lib/api';
-import { firstErrors, useFormFields, validate } from '../../lib/validate';
+import { serverError } from '../../lib/api';
+import { useFormFields, useSubmit } from '../../lib/validate';
 import { useCan } from '../../stores/auth';
 import { useInbox } from '../../stores/inbox';
 import { Banner, Button, TextField } from '../ui';
@@ -16,8 +16,7 @@ export function LabelsManager() {
   const labels = useInbox((s) => s.labels);
   const { values, setValues, errors, setErrors, set } = useFormFields(EMPTY);
   const [editing, setEditing] = useState<number | undefined>(undefined);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, submit } = useSubmit(setErrors);
 
   useEffect(() => {
     void useInbox.getState().load();
@@ -36,19 +35,7 @@ export function LabelsManager() {
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setError('');
-    const res = validate(labelSchema, values);
-    if (!res.ok) return setErrors(res.errors);
-    setBusy(true);
-    try {
-      await useInbox.getState().saveLabel(res.data, editing);
-      reset();
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) setErrors(firstErrors(err.errors));
-      setError(serverError(err, 'Failed to save the label'));
-    } finally {
-      setBusy(false);
-    }
+    if (await submit(labelSchema, values, (data) => useInbox.getState().saveLabel(data, editing), 'Failed to save the label')) reset();
   };
 
   const remove = async (l: LabelDto) => {

@@ -1,8 +1,8 @@
 import './integrations.css';
 import { useCallback, useEffect, useState } from 'react';
 import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, type ApiKeyDto, type ApiKeyScope, apiKeySchema } from '@parley/shared';
-import { api, ApiError, serverError } from '../../lib/api';
-import { type FormErrors, firstErrors, validate } from '../../lib/validate';
+import { api, serverError } from '../../lib/api';
+import { type FormErrors, useSubmit } from '../../lib/validate';
 import { Banner, Button, TextField } from '../ui';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
@@ -13,39 +13,31 @@ export function ApiKeysCard() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['conversations:read']);
   const [fieldErrors, setFieldErrors] = useState<FormErrors>({});
-  const [error, setError] = useState('');
+  const { busy, error, setError, submit } = useSubmit(setFieldErrors);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const load = useCallback(() => {
     api
       .getData<ApiKeyDto[]>('/api/vms/api-keys')
       .then(setKeys)
       .catch((e: unknown) => setError(serverError(e, 'Could not load your API keys')));
-  }, []);
+  }, [setError]);
   useEffect(load, [load]);
 
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
-    setError('');
-    const parsed = validate(apiKeySchema, { name, scopes });
-    if (!parsed.ok) {
-      setFieldErrors(parsed.errors);
-      return;
-    }
-    setFieldErrors({});
-    setBusy(true);
-    try {
-      const data = await api.postData<ApiKeyDto & { key: string }>('/api/vms/api-keys', parsed.data);
-      setCreated({ name: data.name, key: data.key });
-      setName('');
-      load();
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) setFieldErrors(firstErrors(err.errors));
-      setError(serverError(err, 'Could not create the key'));
-    } finally {
-      setBusy(false);
-    }
+    const sent = await submit(
+      apiKeySchema,
+      { name, scopes },
+      async (input) => {
+        const data = await api.postData<ApiKeyDto & { key: string }>('/api/vms/api-keys', input);
+        setCreated({ name: data.name, key: data.key });
+      },
+      'Could not create the key',
+    );
+    if (!sent) return;
+    setName('');
+    load();
   };
 
   const revoke = async (k: ApiKeyDto) => {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { WEBHOOK_EVENTS, type WebhookDeliveryDto, type WebhookEndpointDto, type WebhookEvent, webhookSchema } from '@parley/shared';
-import { api, ApiError, request, serverError } from '../../lib/api';
-import { type FormErrors, firstErrors, validate } from '../../lib/validate';
+import { api, request, serverError } from '../../lib/api';
+import { type FormErrors, useSubmit } from '../../lib/validate';
 import { Banner, Button, TextField } from '../ui';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -12,18 +12,17 @@ export function WebhooksCard() {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(['message.created']);
   const [fieldErrors, setFieldErrors] = useState<FormErrors>({});
-  const [error, setError] = useState('');
+  const { busy, error, setError, submit } = useSubmit(setFieldErrors);
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [log, setLog] = useState<WebhookDeliveryDto[]>([]);
-  const [busy, setBusy] = useState(false);
 
   const load = useCallback(() => {
     api
       .getData<WebhookEndpointDto[]>('/api/vms/webhooks')
       .then(setEndpoints)
       .catch((e: unknown) => setError(serverError(e, 'Could not load your webhooks')));
-  }, []);
+  }, [setError]);
   useEffect(load, [load]);
 
   const loadLog = useCallback((id: string) => {
@@ -31,32 +30,25 @@ export function WebhooksCard() {
       .getData<WebhookDeliveryDto[]>(`/api/vms/webhooks/${id}/deliveries`)
       .then(setLog)
       .catch((e: unknown) => setError(serverError(e, 'Could not load the delivery log')));
-  }, []);
+  }, [setError]);
   useEffect(() => {
     if (open) loadLog(open);
   }, [open, loadLog]);
 
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
-    setError('');
-    const parsed = validate(webhookSchema, { url, events });
-    if (!parsed.ok) {
-      setFieldErrors(parsed.errors);
-      return;
-    }
-    setFieldErrors({});
-    setBusy(true);
-    try {
-      const data = await api.postData<WebhookEndpointDto & { secret: string }>('/api/vms/webhooks', parsed.data);
-      setCreated({ url: data.url, secret: data.secret });
-      setUrl('');
-      load();
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) setFieldErrors(firstErrors(err.errors));
-      setError(serverError(err, 'Could not add the endpoint'));
-    } finally {
-      setBusy(false);
-    }
+    const sent = await submit(
+      webhookSchema,
+      { url, events },
+      async (input) => {
+        const data = await api.postData<WebhookEndpointDto & { secret: string }>('/api/vms/webhooks', input);
+        setCreated({ url: data.url, secret: data.secret });
+      },
+      'Could not add the endpoint',
+    );
+    if (!sent) return;
+    setUrl('');
+    load();
   };
 
   const act = async (what: () => Promise<unknown>, failure: string) => {

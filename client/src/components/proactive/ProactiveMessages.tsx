@@ -1,7 +1,7 @@
 import { type TriggerDto, triggerSchema } from '@parley/shared';
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError, serverError } from '../../lib/api';
-import { firstErrors, useFormFields, validate } from '../../lib/validate';
+import { serverError } from '../../lib/api';
+import { useFormFields, useSubmit } from '../../lib/validate';
 import { useCan } from '../../stores/auth';
 import { useProactive } from '../../stores/proactive';
 import { Banner, Button, TextAreaField, TextField, Toggle } from '../ui';
@@ -30,15 +30,14 @@ export function ProactiveMessages() {
   const { values, setValues, errors, setErrors, set } = useFormFields(EMPTY);
   const [flags, setFlags] = useState({ returning_only: false, open_panel: false, enabled: true });
   const [editing, setEditing] = useState<number | undefined>(undefined);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, submit } = useSubmit(setErrors);
 
   useEffect(() => {
     useProactive
       .getState()
       .load()
       .catch((e) => setError(serverError(e, 'Failed to load proactive messages')));
-  }, []);
+  }, [setError]);
 
   const reset = () => {
     setEditing(undefined);
@@ -54,20 +53,8 @@ export function ProactiveMessages() {
   };
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setError('');
     const input = { ...values, ...flags, seconds_on_page: Number(values.seconds_on_page || 0), nth_page: Number(values.nth_page || 0) };
-    const res = validate(triggerSchema, input);
-    if (!res.ok) return setErrors(res.errors);
-    setBusy(true);
-    try {
-      await useProactive.getState().save(res.data, editing);
-      reset();
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) setErrors(firstErrors(err.errors));
-      setError(serverError(err, 'Failed to save the proactive message'));
-    } finally {
-      setBusy(false);
-    }
+    if (await submit(triggerSchema, input, (data) => useProactive.getState().save(data, editing), 'Failed to save the proactive message')) reset();
   };
   const remove = async (t: TriggerDto) => {
     if (!window.confirm(`Delete the proactive message "${t.name}"?`)) return;
