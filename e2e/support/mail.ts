@@ -15,7 +15,7 @@ export function mailsTo(to: string): string[] {
     .filter((n) => n.endsWith('.eml'))
     .map((n) => ({ n, at: fs.statSync(path.join(dir, n)).mtimeMs }))
     .sort((a, b) => a.at - b.at)
-    .map(({ n }) => fs.readFileSync(path.join(dir, n), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '='))
+    .map(({ n }) => fs.readFileSync(path.join(dir, n), 'utf8').replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))))
     .filter((raw) => pattern.test(raw));
 }
 

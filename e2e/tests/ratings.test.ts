@@ -1,9 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { apiCall, base, eventually, integrationSnippet, registerOwner } from '../support/api';
+
+import type { Socket } from 'socket.io-client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiCall, base, registerOwner } from '../support/api';
 import { closeBrowser, newSession, useToken, visible } from '../support/browser';
+import { agentRepliesToOnlyChat, consoleSocket, hostPageWithWidget, visitorWrites } from '../support/widget';
 
 let agent: Socket | undefined;
 afterAll(async () => {
@@ -17,38 +17,14 @@ afterAll(async () => {
 describe('ratings (issue 13)', () => {
   it('asks once after a resolve, stores the rating, and shows it in the conversation and on the dashboard', async () => {
     const owner = await registerOwner('Rosa Rating');
-    const look = new FormData();
-    look.set('name', 'Rosa Shop');
-    look.set('title', 'Support');
-    look.set('color', '#2a6f4e');
-    expect((await apiCall('POST', '/api/vms/chatwidget-settings', { token: owner.token, form: look })).status).toBeLessThan(300);
-    const { script } = await integrationSnippet(owner.token);
-    fs.writeFileSync(path.join(inject('hostDir'), 'rate.html'), `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Rosa's shop</title></head>\n<body><h1>Rosa's shop</h1>\n${script}\n</body></html>\n`);
-
+    const hostPage = await hostPageWithWidget(owner.token, 'rate.html', { name: 'Rosa Shop', title: 'Support', color: '#2a6f4e' }, { heading: "Rosa's shop" });
     // An agent online, so the widget shows the composer.
-    agent = io(base(), { auth: { token: owner.token }, transports: ['websocket'], reconnection: false });
-    await new Promise<void>((resolve, reject) => {
-      agent!.once('connect', () => resolve());
-      agent!.once('connect_error', (e) => reject(e));
-    });
+    agent = await consoleSocket(owner.token);
 
     const { page, pageErrors, context } = await newSession();
-    await page.goto(`${inject('hostUrl')}/rate.html`);
-    await page.getByRole('button', { name: 'Open chat' }).click();
-    const panel = page.getByRole('dialog', { name: 'Rosa Shop' });
-    await visible(panel, 15_000);
-    await panel.getByRole('textbox', { name: 'Type a message' }).fill('Is my parcel on its way?');
-    await panel.getByRole('button', { name: 'Send', exact: true }).click();
-
-    const list = await eventually(async () => {
-      const res = await apiCall<{ data: { visitor_id: string }[] }>('GET', '/api/vms/conversations', { token: owner.token });
-      return res.body.data.length === 1 && res.body.data;
-    }, 'the conversation');
-    const visitorId = list[0]!.visitor_id;
-    const form = new FormData();
-    form.set('visitor_id', visitorId);
-    form.set('message', 'Yes, it left this morning.');
-    expect((await apiCall('POST', '/api/vms/messages', { token: owner.token, form })).status).toBe(201);
+    await page.goto(hostPage);
+    const panel = await visitorWrites(page, 'Rosa Shop', 'Is my parcel on its way?');
+    const visitorId = await agentRepliesToOnlyChat(owner.token, 'Yes, it left this morning.');
     await visible(panel.getByText('Yes, it left this morning.'));
     expect((await apiCall('POST', `/api/vms/conversations/${visitorId}/status`, { token: owner.token, body: { status: 'resolved' } })).status).toBe(200);
 

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+
+import { afterAll, describe, expect, it } from 'vitest';
 import { apiCall, base, createVisitor, eventually, integrationSnippet, registerOwner, visitorHistory, visitorSays } from '../support/api';
 import { closeBrowser, newSession, visible } from '../support/browser';
+import { mailsTo } from '../support/mail';
 
 afterAll(closeBrowser);
 
@@ -10,19 +10,6 @@ afterAll(closeBrowser);
 // one email (no SMTP here: the server writes DATA_DIR/mail/*.eml); its link opens a hosted chat
 // page in a fresh browser with the business's widget, the conversation restored, and the visitor
 // writes on from there.
-
-/** The decoded text of the .eml files addressed to `to`. */
-function mailsTo(to: string): string[] {
-  const dir = path.join(inject('dataDir'), 'mail');
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
-    .filter((raw) => new RegExp(`^To: .*${to.replace(/[.+]/g, '\\$&')}`, 'mi').test(raw))
-    // Quoted-printable soft breaks and escapes, enough for our plain ASCII text part.
-    .map((raw) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))));
-}
 
 describe('reply email to an away visitor (issue 12 item 8)', () => {
   it('two agent replies make one email whose link reopens the chat in another browser, where the visitor writes on', async () => {

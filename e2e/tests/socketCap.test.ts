@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { base, eventually, integrationSnippet, type MessageDto, registerOwner } from '../support/api';
+import { eventually, integrationSnippet, type MessageDto, registerOwner } from '../support/api';
 import { closeBrowser, newSession, visible } from '../support/browser';
+import { consoleSocket } from '../support/widget';
 
 let agent: Socket | undefined;
 afterAll(async () => {
@@ -27,12 +28,8 @@ describe('a visitor with more tabs than the socket cap (journey 12)', () => {
     const hostPage = `${inject('hostUrl')}/tabs.html`;
 
     const created: MessageDto[] = [];
-    agent = io(base(), { auth: { token: owner.token }, transports: ['websocket'], reconnection: false });
+    agent = await consoleSocket(owner.token);
     agent.on('message.created', (p: { message: MessageDto }) => created.push(p.message));
-    await new Promise<void>((resolve, reject) => {
-      agent!.once('connect', () => resolve());
-      agent!.once('connect_error', (e) => reject(e));
-    });
 
     // The first tab opens the chat and writes: the visitor exists (its token in the site's localStorage).
     const { page, pageErrors } = await newSession();

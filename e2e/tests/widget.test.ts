@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { apiCall, base, eventually, integrationSnippet, type MessageDto, registerOwner } from '../support/api';
 import { closeBrowser, newSession, visible } from '../support/browser';
+import { consoleSocket } from '../support/widget';
 import { pngFile } from '../support/png';
 
 let agent: Socket | undefined;
@@ -39,12 +40,8 @@ describe('widget on a foreign page (journey 8)', () => {
 
     // An agent is online (console socket), collecting what the visitor sends.
     const created: MessageDto[] = [];
-    agent = io(base(), { auth: { token: owner.token }, transports: ['websocket'], reconnection: false });
+    agent = await consoleSocket(owner.token);
     agent.on('message.created', (p: { message: MessageDto }) => created.push(p.message));
-    await new Promise<void>((resolve, reject) => {
-      agent!.once('connect', () => resolve());
-      agent!.once('connect_error', (e) => reject(e));
-    });
 
     const { page, pageErrors } = await newSession();
     await page.goto(hostPage);
