@@ -13,7 +13,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from 
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
 import { registerOpenApi } from './plugins/openapi.js';
-import { createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
+import { TOO_MANY_REQUESTS, createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
 import { openSecretBox, type SecretBox } from './services/secrets.js';
 import { startSessionExpiry } from './services/sessions.js';
@@ -28,6 +28,7 @@ import conversationSettingsRoutes from './routes/settings/conversationSettings.j
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
 import offlineRoutes from './routes/widget/offline.js';
+import aiAnswerRoutes from './routes/widget/aiAnswers.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
 import statsRoutes from './routes/stats/stats.js';
@@ -73,6 +74,8 @@ declare module 'fastify' {
     limiters: {
       loginIp: Limiter;
       loginEmail: Limiter;
+      /** Issue 17: a visitor's "Was this helpful?" votes. */
+      aiVote: Limiter;
       loginIpEmail: Limiter;
       loginAlert: Limiter;
       registerIp: Limiter;
@@ -155,6 +158,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     registerIp: createLimiter('register-ip', config.rateLimits.registerPerIp, 60 * 60, redis, { prefix }),
     loginIpEmail: createLimiter('login-ip-email', config.rateLimits.loginPerIpEmail, 15 * 60, redis, { prefix }),
     loginAlert: createLimiter('login-alert', 1, 15 * 60, redis, { prefix }),
+    aiVote: createLimiter('ai-vote', 20, 60 * 60, redis, { prefix, message: TOO_MANY_REQUESTS }),
     passwordCheck: createLimiter('password-check', config.rateLimits.passwordCheck, 15 * 60, redis, { prefix }),
     emailChange: createLimiter('email-change', config.rateLimits.emailChange, 60 * 60, redis, { prefix }),
     passwordReset: createLimiter('password-reset', config.rateLimits.passwordReset, 60 * 60, redis, { prefix }),
@@ -232,6 +236,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(webhooksRoutes, { prefix: '/api/vms' });
   await app.register(widgetRoutes, { prefix: '/api' });
   await app.register(offlineRoutes, { prefix: '/api' });
+  await app.register(aiAnswerRoutes, { prefix: '/api' });
   await app.register(plansRoutes, { prefix: '/api' });
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
   await app.register(chatbotRoutes, { prefix: '/api' });

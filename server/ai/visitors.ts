@@ -1,21 +1,26 @@
 import { hasProfessional } from '../billing/limits.js';
-import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { type SQL, and, desc, eq, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import type { HandoverDto } from '@parley/shared';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
 import type { Db } from '../db/client.js';
-import { aiConversations, aiFeedback, aiSettings, conversations, messages, visitors } from '../db/schema.js';
+import { aiAnswers, aiConversations, aiFeedback, aiSettings, conversations, messages, visitors } from '../db/schema.js';
 import type { DomainEventMap } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
-import { answer, approvedOnly, learn } from './engine.js';
+import { type Answer, answer, approvedOnly, learn } from './engine.js';
+import { insertSystemLine, lines } from '../commands/systemLine.js';
+import { routeNewConversation } from '../policies/routing.js';
+import type { ConversationRow } from '../presenters/conversation.js';
+import type { VisitorRow } from '../presenters/visitor.js';
 import { asksForHuman, detectIntent, type Intent, SMALL_TALK } from './intents.js';
 import { makeGeneric, peopleIn, scrubQuestion } from './privacy.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
 
 /** Learning from agent replies, and answering widget visitors when nobody is online. */
 
-export const HANDOVER_HINT = 'Not what you needed? Reply "human" and a member of our team will answer.';
-export const HANDOVER_MESSAGE = "I'm asking a member of our team to take over. They will answer you here as soon as they can.";
+/** The start of the assistant's hand-over message; when a person will reply follows (replyTimeText). */
+export const HANDOVER_MESSAGE = "I'm asking a member of our team to take over.";
 /** Questions that carry no knowledge: learning "hello" -> "hi, how can I help?" would only add noise. */
 const NOT_QUESTIONS: ReadonlySet<Intent> = new Set<Intent>([...SMALL_TALK, 'human']);
 
@@ -145,17 +150,109 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   if (!(await hasProfessional(app.db, accountId, new Date()))) return; // Starter has no AI assistant
   const [state] = await app.db.select().from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
   if (state?.handover) return; // a human was asked for: the bot stays quiet
-  const bot = { visitor, senderType: 'bot' as const, author: null };
   if (asksForHuman(text)) {
-    await flag(app.db, accountId, conversation.id, 'handover');
-    await sendMessage(app, { ...bot, text: HANDOVER_MESSAGE });
+    await handOver(app, conversation, visitor);
     return;
   }
   // Visitors get approved knowledge only: nothing learned reaches them before the owner's review.
   const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm, allow: approvedOnly });
   if (!a.known || a.confidence < settings.threshold || NOT_QUESTIONS.has(a.intent)) return; // a human will answer
   await flag(app.db, accountId, conversation.id, 'answered');
-  await sendMessage(app, { ...bot, text: `${a.text}\n\n${HANDOVER_HINT}` });
+  // Issue 17: the answer is recorded (ai_answers) with what it cites; the widget shows it as the
+  // assistant's, with "Was this helpful?" and "Talk to a person" (which replaced a typed hint).
+  const citation = citationOf(a);
+  await sendMessage(app, {
+    visitor,
+    senderType: 'bot',
+    author: null,
+    text: a.text,
+    ai: { patternId: a.patternId, passageId: citation?.passageId ?? null, confidence: a.confidence, citation: citation ? { title: citation.title, url: citation.url } : null },
+  });
+}
+
+/** The passage an answer came from, when the engine tells it (issue 17's `citation`). */
+function citationOf(a: Answer): { passageId: number; title: string; url: string | null } | null {
+  const c = (a as Answer & { citation?: { passageId: number; title: string; url: string | null } | null }).citation;
+  return c ? { passageId: c.passageId, title: c.title, url: c.url } : null;
+}
+
+/**
+ * The visitor asked for a person ("Talk to a person", or typed it): the assistant stays quiet from
+ * now on (ai_conversations.handover), an unassigned conversation is assigned as the routing rule
+ * says (policies/routing.ts; nobody eligible or routing off: every Agent sees it, as before), and
+ * the visitor is told when a person will reply. Repeating it changes nothing more.
+ */
+export async function handOver(app: FastifyInstance, conversation: ConversationRow, visitor: VisitorRow): Promise<HandoverDto> {
+  const { accountId } = conversation;
+  const [state] = await app.db.select({ handover: aiConversations.handover }).from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
+  const seconds = await typicalReplySeconds(app.db, accountId);
+  const result: HandoverDto = { handover: true, reply_time: replyTimeText(seconds), typical_reply_seconds: seconds };
+  if (state?.handover) return result;
+  await flag(app.db, accountId, conversation.id, 'handover');
+  if (conversation.assigneeId === null) {
+    const change = await app.db.transaction(async (tx) => {
+      const routed = await routeNewConversation(app.db, tx, accountId);
+      if (!routed) return null;
+      const [updated] = await tx
+        .update(conversations)
+        .set({ assigneeId: routed.id })
+        .where(and(eq(conversations.id, conversation.id), isNull(conversations.assigneeId)))
+        .returning();
+      if (!updated) return null;
+      return { updated, routed, line: await insertSystemLine(tx, conversation, lines.routed(routed.name), null) };
+    });
+    if (change) {
+      await app.events.emit('conversation.changed', {
+        accountId,
+        conversation: change.updated,
+        visitor,
+        line: change.line,
+        previousAssigneeId: null, // it was unassigned: every Agent saw it
+        assigneeName: change.routed.name,
+        lineAuthorName: null,
+      });
+    }
+  }
+  await sendMessage(app, { visitor, senderType: 'bot', author: null, text: `${HANDOVER_MESSAGE} ${result.reply_time}` });
+  return result;
+}
+
+const TYPICAL_REPLY_DAYS = 30;
+
+/**
+ * The account's typical first response: the median, over its conversations whose first visitor
+ * message is in the last 30 days, of the time to the first staff reply (kept on the conversation,
+ * migration 0017; read through conversations_account_first_visitor_idx). null with none.
+ */
+export async function typicalReplySeconds(db: Db, accountId: string, now = new Date()): Promise<number | null> {
+  const since = new Date(now.getTime() - TYPICAL_REPLY_DAYS * 86_400_000);
+  const [row] = await db
+    .select({
+      median: sql<string | null>`percentile_cont(0.5) within group (order by extract(epoch from (${conversations.firstReplyAt} - ${conversations.firstVisitorMessageAt})))`,
+    })
+    .from(conversations)
+    .where(and(eq(conversations.accountId, accountId), gte(conversations.firstVisitorMessageAt, since), isNotNull(conversations.firstReplyAt)));
+  return row?.median != null ? Math.max(0, Math.round(Number(row.median))) : null;
+}
+
+/** When a person will reply, as the visitor reads it (English, like the assistant's other messages). */
+export function replyTimeText(seconds: number | null): string {
+  if (seconds === null) return 'A member of our team will answer you here as soon as they can.';
+  const minutes = seconds / 60;
+  const hours = minutes / 60;
+  const when =
+    minutes <= 5
+      ? 'in a few minutes'
+      : minutes < 55
+        ? `in about ${Math.max(10, Math.round(minutes / 10) * 10)} minutes`
+        : hours < 1.5
+          ? 'in about an hour'
+          : hours < 20
+            ? `in about ${Math.round(hours)} hours`
+            : hours < 36
+              ? 'in about a day'
+              : `in about ${Math.round(hours / 24)} days`;
+  return `Our team usually replies ${when}.`;
 }
 
 /** "AI Resolved": conversations the assistant answered where the visitor did not ask for a human (`scope` narrows them, e.g. to what an Agent may see). */
@@ -184,6 +281,9 @@ export interface AutoAnswerFigures {
   accuracy: number | null;
   /** How many answers the accuracy is computed from. */
   rated_answers: number;
+  /** Issue 17: visitors' "Was this helpful?" votes on the assistant's widget answers (shown, never re-weighting). */
+  visitor_helpful: number;
+  visitor_not_helpful: number;
 }
 
 /** The figures shown beside the auto-answer control: real counts of the account. */
@@ -203,11 +303,20 @@ export async function autoAnswerFigures(db: Db, accountId: string): Promise<Auto
     })
     .from(aiFeedback)
     .where(eq(aiFeedback.accountId, accountId));
+  const [v] = await db
+    .select({
+      helpful: sql<string>`count(*) filter (where ${aiAnswers.vote} = 'helpful')`,
+      notHelpful: sql<string>`count(*) filter (where ${aiAnswers.vote} = 'not_helpful')`,
+    })
+    .from(aiAnswers)
+    .where(and(eq(aiAnswers.accountId, accountId), isNotNull(aiAnswers.vote)));
   const n = Number(f?.n ?? 0);
   return {
     answers_given: Number(c?.answers ?? 0),
     handovers: Number(c?.handovers ?? 0),
     accuracy: n ? Math.round((1000 * (Number(f?.helpful ?? 0) + Number(f?.partial ?? 0) / 2)) / n) / 10 : null,
     rated_answers: n,
+    visitor_helpful: Number(v?.helpful ?? 0),
+    visitor_not_helpful: Number(v?.notHelpful ?? 0),
   };
 }

@@ -1,12 +1,12 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
-import { conversations, messages, outbox, pushOutbox, users, visitors } from '../db/schema.js';
+import { aiAnswers, conversations, messages, outbox, pushOutbox, users, visitors } from '../db/schema.js';
 import type { JobQueue } from '../jobs/types.js';
 import { assertAgentCanStartChat } from '../billing/limits.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
 import { writeOutbox } from '../outbox/outbox.js';
-import { FILE_PLACEHOLDER } from '@parley/shared';
+import { FILE_PLACEHOLDER, type MessageAiDto } from '@parley/shared';
 import { NODE_ID } from '../outbox/pushRelay.js';
 import type { UploadedFile, UploadedImage } from '../plugins/uploads.js';
 import type { ConversationRow } from '../presenters/conversation.js';
@@ -40,6 +40,8 @@ export interface SendMessageInput {
   countsTowardLimit?: boolean | undefined;
   /** Sent through the widget's offline form: the owner is emailed even while agents are online. */
   offlineForm?: boolean | undefined;
+  /** Issue 17: this bot message is the assistant's answer: recorded in ai_answers before it is pushed. */
+  ai?: { patternId: number | null; passageId: number | null; confidence: number; citation: MessageAiDto['citation'] } | undefined;
 }
 
 export interface SendMessageResult {
@@ -99,7 +101,19 @@ export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<
   // After the commit: real-time push and learning react to a new message (a repeated
   // client_id stored nothing new).
   const { created, changes, ...stored } = result;
-  if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored });
+  let ai: MessageAiDto | undefined;
+  if (created && input.ai) {
+    await deps.db.insert(aiAnswers).values({
+      messageId: result.message.id,
+      accountId: input.visitor.accountId,
+      conversationId: result.conversation.id,
+      patternId: input.ai.patternId,
+      passageId: input.ai.passageId,
+      confidence: input.ai.confidence,
+    });
+    ai = { citation: input.ai.citation, vote: null };
+  }
+  if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored, ...(ai ? { ai } : {}) });
   for (const change of changes ?? []) {
     await deps.events.emit('conversation.changed', {
       accountId: input.visitor.accountId,

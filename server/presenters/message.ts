@@ -1,15 +1,15 @@
 import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
-import type { MessageDto } from '@parley/shared';
+import type { MessageAiDto, MessageDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { committedSince } from '../db/commitCursor.js';
-import { messages, users } from '../db/schema.js';
+import { aiAnswers, aiPassages, messages, users } from '../db/schema.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
 
 export type MessageRow = typeof messages.$inferSelect;
 
 /** One chat message; `author_name` is the staff member's name for sender_type 'user' and 'note'. */
-export function presentMessage(m: MessageRow, visitorId: string, authorName: string | null): MessageDto {
-  return {
+export function presentMessage(m: MessageRow, visitorId: string, authorName: string | null, ai?: MessageAiDto | null): MessageDto {
+  const dto: MessageDto = {
     id: m.id,
     visitor_id: visitorId,
     message: m.message,
@@ -23,7 +23,22 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
     client_id: m.clientId,
     created_at: m.createdAt.toISOString(),
   };
+  if (ai) dto.ai = ai;
+  return dto;
 }
+
+/**
+ * Issue 17: the assistant's answer a bot message carries (ai_answers, and the passage it cites).
+ * Select `aiColumns` with the two left joins below on a messages query, then `aiOf(row)`.
+ */
+export const aiColumns = { aiMessageId: aiAnswers.messageId, aiVote: aiAnswers.vote, citeTitle: aiPassages.title, citeUrl: aiPassages.url };
+type AiRow = { aiMessageId: number | null; aiVote: 'helpful' | 'not_helpful' | null; citeTitle: string | null; citeUrl: string | null };
+
+export function aiOf(r: AiRow): MessageAiDto | undefined {
+  if (r.aiMessageId === null) return undefined;
+  return { citation: r.citeTitle !== null ? { title: r.citeTitle, url: r.citeUrl } : null, vote: r.aiVote };
+}
+
 
 /**
  * A conversation's messages in database order (ascending id), optionally only those after
@@ -45,13 +60,15 @@ export async function conversationMessages(
   if (after.page) {
     const { limit, before } = after.page;
     const rows = await db
-      .select({ message: messages, authorName: users.name })
+      .select({ message: messages, authorName: users.name, ...aiColumns })
       .from(messages)
       .leftJoin(users, eq(users.id, messages.authorId))
+      .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
+      .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
       .where(and(eq(messages.conversationId, conversation.id), before !== undefined ? lt(messages.id, before) : undefined, after.forVisitor ? visitorVisibleMessages() : undefined))
       .orderBy(desc(messages.id))
       .limit(limit + 1);
-    return rows.reverse().map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
+    return rows.reverse().map((r) => presentMessage(r.message, conversation.visitorId, r.authorName, aiOf(r)));
   }
   const inConversation = eq(messages.conversationId, conversation.id);
   const since =
@@ -61,10 +78,12 @@ export async function conversationMessages(
         ? gt(messages.id, after.sinceId)
         : undefined;
   const rows = await db
-    .select({ message: messages, authorName: users.name })
+    .select({ message: messages, authorName: users.name, ...aiColumns })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.authorId))
+    .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
+    .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
     .where(and(inConversation, since, after.forVisitor ? visitorVisibleMessages() : undefined))
     .orderBy(asc(messages.id));
-  return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName));
+  return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName, aiOf(r)));
 }

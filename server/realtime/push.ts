@@ -2,10 +2,10 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { EVENTS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
-import { conversations, messages, users, visitors } from '../db/schema.js';
+import { aiAnswers, aiPassages, conversations, messages, users, visitors } from '../db/schema.js';
 import { NODE_ID, PushRelay } from '../outbox/pushRelay.js';
 import { presentConversation } from '../presenters/conversation.js';
-import { presentMessage } from '../presenters/message.js';
+import { aiColumns, aiOf, presentMessage } from '../presenters/message.js';
 import { isVisibleToVisitor } from '../policies/messages.js';
 import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import type { DomainEventMap } from '../services/domainEvents.js';
@@ -14,9 +14,9 @@ import { conversationAudience, rooms, visitorAudience } from './audience.js';
 type StoredMessage = Omit<DomainEventMap['message.stored'], 'accountId'>;
 
 /** A stored chat message to its audience: the consoles that may see it, and the visitor's room. */
-function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated }: StoredMessage): void {
+function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated, ai }: StoredMessage): void {
   const io = app.io;
-  const messageDto = presentMessage(message, visitor.id, authorName);
+  const messageDto = presentMessage(message, visitor.id, authorName, ai);
   const conversationDto = presentConversation(conversation, visitor);
   const audience = conversationAudience(conversation);
   // Consoles get the conversation with the message (one publish per message); a new
@@ -31,14 +31,16 @@ function pushStoredMessage(app: FastifyInstance, { message, conversation, visito
 async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[]): Promise<number> {
   if (app.realtimeClosing()) throw new Error('closing: another node pushes them');
   const rows = await tx
-    .select({ message: messages, conversation: conversations, visitor: visitors, authorName: users.name })
+    .select({ message: messages, conversation: conversations, visitor: visitors, authorName: users.name, ...aiColumns })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
     .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
     .leftJoin(users, eq(users.id, messages.authorId))
+    .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
+    .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
     .where(inArray(messages.id, messageIds))
     .orderBy(asc(messages.id));
-  for (const row of rows) pushStoredMessage(app, { ...row, conversationCreated: false });
+  for (const row of rows) pushStoredMessage(app, { ...row, conversationCreated: false, ai: aiOf(row) });
   return rows.length;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { LabelDto } from '@parley/shared';
+import type { LabelDto, MessageAiDto } from '@parley/shared';
 import type { conversations, messages, visitors } from '../db/schema.js';
 
 type Row<T extends { $inferSelect: unknown }> = T['$inferSelect'];
@@ -19,6 +19,8 @@ export interface DomainEventMap {
     authorName: string | null;
     /** True when this message opened the conversation. */
     conversationCreated: boolean;
+    /** Issue 17: the assistant's answer this bot message is (pushed with it). */
+    ai?: MessageAiDto | undefined;
   };
   /** A private note was added to a conversation: the team's consoles only, never the visitor. */
   'note.stored': {

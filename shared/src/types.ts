@@ -150,6 +150,25 @@ export interface MessageDto {
   author_name: string | null;
   client_id: string | null;
   created_at: string;
+  /** Issue 17: set on a bot message that is the assistant's answer from knowledge (absent otherwise). */
+  ai?: MessageAiDto | null;
+}
+
+/** Issue 17: the assistant's answer to a visitor, as the widget and the console show it. */
+export interface MessageAiDto {
+  /** Where it came from (page title + link, or document / FAQ file name); null for learned answers. */
+  citation: { title: string; url: string | null } | null;
+  /** The visitor's "Was this helpful?" vote (recorded and shown to the owner; it re-weights nothing). */
+  vote: 'helpful' | 'not_helpful' | null;
+}
+
+/** Issue 17: POST /api/widget/handover — a person takes over; when they will reply, as the visitor reads it. */
+export interface HandoverDto {
+  handover: true;
+  /** E.g. "Our team usually replies in a few minutes." */
+  reply_time: string;
+  /** Median first response of the last 30 days in seconds; null when there is none to go by. */
+  typical_reply_seconds: number | null;
 }
 
 export interface VisitorDto {

@@ -1,7 +1,7 @@
-/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql, 0028_ai_sources.sql. */
+/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql, 0028_ai_sources.sql, 0030_ai_answers.sql. */
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { accounts, conversations, users } from './core.js';
+import { accounts, conversations, messages, users } from './core.js';
 
 /** Per account: whether the widget is answered by the assistant when nobody is online, and above which confidence. */
 export const aiSettings = pgTable('ai_settings', {
@@ -190,4 +190,31 @@ export const aiPassages = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('ai_passages_account_idx').on(t.accountId, t.rev), index('ai_passages_source_idx').on(t.sourceId, t.position)],
+);
+
+/**
+ * The assistant's answer to a widget visitor (issue 17, migration 0030): which bot message, from
+ * which learned pattern or source passage, how sure, and the visitor's "Was this helpful?" vote.
+ * Votes are recorded and shown to the owner only; they never re-weight (PRODUCT.md section 11).
+ */
+export const aiAnswers = pgTable(
+  'ai_answers',
+  {
+    messageId: bigint('message_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    patternId: bigint('pattern_id', { mode: 'number' }).references(() => aiPatterns.id, { onDelete: 'set null' }),
+    passageId: bigint('passage_id', { mode: 'number' }).references(() => aiPassages.id, { onDelete: 'set null' }),
+    confidence: real('confidence').notNull(),
+    vote: text('vote', { enum: ['helpful', 'not_helpful'] }),
+    votedAt: timestamp('voted_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_answers_account_idx').on(t.accountId, t.createdAt), index('ai_answers_passage_idx').on(t.passageId)],
 );

@@ -235,7 +235,7 @@ describe('/api/chatbot/settings', () => {
     expect(get.body).toMatchObject({
       message: 'success',
       data: { auto_answer_enabled: false, threshold: 0.8, auto_approve: false },
-      figures: { answers_given: 0, handovers: 0, accuracy: null, rated_answers: 0 },
+      figures: { answers_given: 0, handovers: 0, accuracy: null, rated_answers: 0, visitor_helpful: 0, visitor_not_helpful: 0 },
       plan: { ai_available: true, message: null },
       can_manage: true,
     });
