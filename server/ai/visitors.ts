@@ -8,7 +8,7 @@ import { aiAnswers, aiConversations, aiFeedback, aiSettings, conversations, mess
 import type { DomainEventMap } from '../services/domainEvents.js';
 import { isAgentOnline } from '../services/presence.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
-import { type Answer, answer, approvedOnly, learn } from './engine.js';
+import { answer, approvedOnly, learn } from './engine.js';
 import { insertSystemLine, lines } from '../commands/systemLine.js';
 import { routeNewConversation } from '../policies/routing.js';
 import type { ConversationRow } from '../presenters/conversation.js';
@@ -160,7 +160,7 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
   await flag(app.db, accountId, conversation.id, 'answered');
   // Issue 17: the answer is recorded (ai_answers) with what it cites; the widget shows it as the
   // assistant's, with "Was this helpful?" and "Talk to a person" (which replaced a typed hint).
-  const citation = citationOf(a);
+  const citation = a.citation;
   await sendMessage(app, {
     visitor,
     senderType: 'bot',
@@ -168,12 +168,6 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
     text: a.text,
     ai: { patternId: a.patternId, passageId: citation?.passageId ?? null, confidence: a.confidence, citation: citation ? { title: citation.title, url: citation.url } : null },
   });
-}
-
-/** The passage an answer came from, when the engine tells it (issue 17's `citation`). */
-function citationOf(a: Answer): { passageId: number; title: string; url: string | null } | null {
-  const c = (a as Answer & { citation?: { passageId: number; title: string; url: string | null } | null }).citation;
-  return c ? { passageId: c.passageId, title: c.title, url: c.url } : null;
 }
 
 /**
