@@ -31,6 +31,7 @@ import offlineRoutes from './routes/widget/offline.js';
 import aiAnswerRoutes from './routes/widget/aiAnswers.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
+import chatbotSourceRoutes from './routes/chatbot/sources.js';
 import statsRoutes from './routes/stats/stats.js';
 import paymentsRoutes from './routes/payments/payments.js';
 import chatLinkRoutes from './routes/chatLink/chatLink.js';
@@ -240,6 +241,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(plansRoutes, { prefix: '/api' });
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
   await app.register(chatbotRoutes, { prefix: '/api' });
+  await app.register(chatbotSourceRoutes, { prefix: '/api' });
   await app.register(paymentsRoutes, { prefix: '/api' });
   await app.register(chatLinkRoutes, { prefix: '/api' });
   // Issue 13, the visitor's side.

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { aiJobs } from '../ai/jobs.js';
+import { sourceJobs } from '../ai/sources/ingest.js';
 import { billingJobs } from '../billing/reminders.js';
 import { notificationJobs } from '../notifications/jobs.js';
 import { visitorReplyJobs } from '../notifications/visitorReply.js';
@@ -17,7 +18,7 @@ import { PermanentJobError, type JobContext, type JobDefinition } from './types.
  * Every background job of the server: name, payload schema, handler. One list, read by both
  * runners and by `npm run worker`; another area adds its definitions here.
  */
-export const jobDefinitions = [...notificationJobs, ...aiJobs, ...billingJobs, ...visitorReplyJobs, ...authJobs, ...storageJobs, ...lifecycleJobs, ...transcriptJobs, ...webhookJobs, ...retentionJobs] as const;
+export const jobDefinitions = [...notificationJobs, ...aiJobs, ...sourceJobs, ...billingJobs, ...visitorReplyJobs, ...authJobs, ...storageJobs, ...lifecycleJobs, ...transcriptJobs, ...webhookJobs, ...retentionJobs] as const;
 
 type Definitions = (typeof jobDefinitions)[number];
 export type JobName = Definitions['name'];

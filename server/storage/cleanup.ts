@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
-import { accountStorage, aiChatMessages, messages, storedFiles, widgetSettings } from '../db/schema.js';
+import { accountStorage, aiChatMessages, aiSources, messages, storedFiles, widgetSettings } from '../db/schema.js';
 import { DeferJob, defineJob, type JobContext } from '../jobs/types.js';
 import { thumbnailPathOf } from './paths.js';
 
@@ -26,9 +26,9 @@ export async function removeStoredFile(db: Db, root: string, rel: string): Promi
   await fs.rm(path.join(root, thumbnailPathOf(rel)), { force: true });
 }
 
-type Holder = { heldBy: 'message'; messageId: number } | { heldBy: 'avatar' | 'assistant' } | undefined;
+type Holder = { heldBy: 'message'; messageId: number } | { heldBy: 'avatar' | 'assistant' | 'source' } | undefined;
 
-/** What refers to a stored file: a chat message, the widget's avatar or an assistant message. */
+/** What refers to a stored file: a chat message, the widget's avatar, an assistant message or a knowledge source (issue 17). */
 export async function holderOf(db: Tx, file: { accountId: string; path: string; createdAt: Date }): Promise<Holder> {
   const [message] = await db
     .select({ id: messages.id })
@@ -53,6 +53,12 @@ export async function holderOf(db: Tx, file: { accountId: string; path: string; 
     .where(and(eq(aiChatMessages.accountId, file.accountId), eq(aiChatMessages.filePath, file.path)))
     .limit(1);
   if (assistant) return { heldBy: 'assistant' };
+  const [source] = await db
+    .select({ id: aiSources.id })
+    .from(aiSources)
+    .where(and(eq(aiSources.accountId, file.accountId), eq(aiSources.filePath, file.path)))
+    .limit(1);
+  if (source) return { heldBy: 'source' };
   return undefined;
 }
 

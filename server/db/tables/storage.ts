@@ -14,7 +14,7 @@ export const storedFiles = pgTable(
     path: text('path').notNull().unique(),
     bytes: bigint('bytes', { mode: 'number' }).notNull(),
     /** What holds the file once the sweep checked it; null while unchecked. */
-    heldBy: text('held_by', { enum: ['message', 'avatar', 'assistant'] }),
+    heldBy: text('held_by', { enum: ['message', 'avatar', 'assistant', 'source'] }),
     /** Set null when the message goes: the file is then garbage. */
     messageId: bigint('message_id', { mode: 'number' }).references(() => messages.id, { onDelete: 'set null' }),
     checkedAt: timestamp('checked_at', { withTimezone: true }),

@@ -34,3 +34,35 @@ export const knowledgeChangeSchema = z
   })
   .strict();
 export type KnowledgeChangeInput = z.output<typeof knowledgeChangeSchema>;
+
+/** Issue 17: the assistant's knowledge sources (POST /api/chatbot/sources, .../upload). */
+export const SOURCE_URL_REQUIRED = 'Enter the address of your website';
+export const SOURCE_URL_INVALID = 'Enter a website address starting with http:// or https://';
+export const SOURCE_FILE_REQUIRED = 'Choose a file to upload';
+export const SOURCE_FILE_TYPES = 'Upload a PDF, Word (.docx), Markdown (.md) or text (.txt) document, or an FAQ file (.csv of question,answer)';
+export const SOURCE_FILE_MAX_BYTES = 10 * 1024 * 1024;
+export const SOURCE_FILE_TOO_LARGE = 'The file is larger than 10 MB';
+
+/** A website address: http(s), or a bare host name (https:// is assumed). */
+export const aiSourceUrlSchema = z
+  .object({
+    url: z
+      .string({ error: SOURCE_URL_REQUIRED })
+      .trim()
+      .min(1, { error: SOURCE_URL_REQUIRED })
+      .max(2000, { error: 'At most 2000 characters' })
+      .transform((s) => (/^[a-z][a-z0-9+.-]*:/i.test(s) ? s : `https://${s}`))
+      .refine(
+        (s) => {
+          try {
+            const u = new URL(s);
+            return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+          } catch {
+            return false;
+          }
+        },
+        { error: SOURCE_URL_INVALID },
+      ),
+  })
+  .strict();
+export type AiSourceUrlInput = z.output<typeof aiSourceUrlSchema>;

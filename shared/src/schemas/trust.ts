@@ -35,6 +35,9 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
+  // Issue 17: the assistant's knowledge sources.
+  'ai_source.added',
+  'ai_source.removed',
 ] as const;
 
 export const AUDIT_ACTION_INVALID = 'action is not valid';
