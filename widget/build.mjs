@@ -41,7 +41,7 @@ rmSync('dist/chunks', { recursive: true, force: true });
 mkdirSync('dist/chunks');
 const lazy = {};
 const lazySizes = [];
-for (const name of ['rating', 'transcript', 'proactive']) {
+for (const name of ['rating', 'transcript', 'proactive', 'aiAnswer']) {
   const out = await build({ ...common, entryPoints: [`src/ui/${name}.ts`], format: 'esm', outfile: `dist/chunks/${name}.js` });
   const code = out.outputFiles.find((f) => f.path.endsWith('.js')).contents;
   const file = `chunks/${name}-${createHash('sha256').update(code).digest('hex').slice(0, 10)}.js`;

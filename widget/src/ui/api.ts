@@ -1,5 +1,5 @@
 import { isImageFile } from './files.js';
-import type { MessageDto } from '@parley/shared';
+import type { HandoverDto, MessageDto } from '@parley/shared';
 import type { PublicSettings } from '../types.js';
 import { SendError, type Outgoing } from './outbox.js';
 
@@ -60,6 +60,9 @@ export function createApi(base: string, key: string, token: () => string | undef
       return call<MessageDto>('POST', '/api/widget/messages', form);
     },
     offline: (email: string, message: string) => call<unknown>('POST', '/api/widget/offline', { email, message }),
+    /** Issue 17: "Was this helpful?" on an assistant's answer; "Talk to a person". */
+    vote: (messageId: number, vote: 'helpful' | 'not_helpful') => call<unknown>('POST', `/api/widget/messages/${messageId}/vote`, { vote }),
+    handover: () => call<HandoverDto>('POST', '/api/widget/handover', {}),
   };
 }
 export type Api = ReturnType<typeof createApi>;

@@ -48,6 +48,8 @@ export class Chat {
   private page = location.href;
   /** A new chat was refused (the account's monthly chats are used up): the offline form stays. */
   private limited = false;
+  /** Issue 17: the assistant answer's view is loading or loaded. */
+  private aiLoading = false;
   /** The header's menu button (issue 13), once shown. */
   private menu?: HTMLButtonElement;
 
@@ -70,6 +72,8 @@ export class Chat {
         retry: (m) => this.retry(m),
         offline: (email, message) => this.offline(email, message),
         typing: () => this.typing(),
+        vote: (id, vote) => this.vote(id, vote),
+        handover: () => this.handover(),
       },
     });
     this.me = load(ctx.key);
@@ -249,10 +253,37 @@ export class Chat {
       });
   }
 
+  /** Issue 17: the visitor's vote on an assistant's answer, shown at once (the server keeps the last). */
+  private vote(id: number, vote: 'helpful' | 'not_helpful'): void {
+    this.api.vote(id, vote).then(() => {
+      this.messages = this.messages.map((m) => (m.id === id && m.ai ? { ...m, ai: { ...m.ai, vote } } : m));
+      this.view.setMessages(this.messages);
+    }, (e) => this.failed(e));
+  }
+
+  /** Issue 17: "Talk to a person": the server hands over and posts when a person will reply (it arrives as a message). */
+  private handover(): void {
+    this.api.handover().then(() => {
+      this.view.setHandedOver();
+      this.view.setMessages(this.messages);
+      this.sync();
+    }, (e) => this.failed(e));
+  }
+
   private receive(incoming: readonly MessageDto[]): void {
     const { list, added } = mergeMessages(this.messages, incoming);
     this.messages = list;
     this.view.setMessages(list);
+    // Issue 17: the first assistant answer loads how answers show (its own chunk).
+    if (!this.aiLoading && incoming.some((m) => m.ai)) {
+      this.aiLoading = true;
+      loadFeature(this.ctx.base, 'aiAnswer').then((mod) => {
+        this.view.setAi(mod);
+        this.view.setMessages(this.messages);
+      }, () => {
+        this.aiLoading = false; // shown as plain messages; the next answer tries again
+      });
+    }
     const seen = this.me?.seen ?? 0;
     const away = !this.view.open || document.hidden;
     let unread = this.view.unreadCount;

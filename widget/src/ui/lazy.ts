@@ -5,11 +5,13 @@
 import type * as Rating from './rating.js';
 import type * as Transcript from './transcript.js';
 import type * as Proactive from './proactive.js';
+import type * as AiAnswer from './aiAnswer.js';
 
 interface Modules {
   rating: typeof Rating;
   transcript: typeof Transcript;
   proactive: typeof Proactive;
+  aiAnswer: typeof AiAnswer;
 }
 
 /** Replaced at build time with { name: 'chunks/<name>-<hash>.js' } (build.mjs). */

@@ -11,6 +11,7 @@ import { DOC_ICON, FILES_CSS, acceptDropAndPaste, fileChip, isDocumentMessage } 
 import type { ChatMessage } from './merge.js';
 import { DOCUMENT_ACCEPT } from '../shared.js';
 import { PANEL_CSS } from './styles.js';
+import type * as AiAnswer from './aiAnswer.js';
 
 export interface ViewHandlers {
   toggle(open: boolean): void;
@@ -19,6 +20,9 @@ export interface ViewHandlers {
   retry(m: ChatMessage): void;
   offline(email: string, message: string): void;
   typing(): void;
+  /** Issue 17: "Was this helpful?" on an assistant's answer, and "Talk to a person". */
+  vote(messageId: number, vote: 'helpful' | 'not_helpful'): void;
+  handover(): void;
 }
 
 export interface ViewOptions {
@@ -74,6 +78,10 @@ export class View {
   private rows = new Map<string, { el: HTMLElement; sig: string }>();
   private unread = 0;
   private offlineForm?: HTMLFormElement;
+  /** Issue 17: the assistant answer's view (aiAnswer.ts), loaded when the first answer arrives. */
+  private ai?: { mod: typeof AiAnswer; t: AiAnswer.AiTexts };
+  /** Issue 17: the visitor asked for a person: answers no longer offer it. */
+  private handedOver = false;
 
   constructor(
     readonly root: ShadowRoot,
@@ -82,7 +90,7 @@ export class View {
     this.settings = opts.settings;
     this.lang = opts.lang ?? 'en';
     this.t = opts.texts ?? parseTexts(EN);
-    this.on = { toggle: noop, send: noop, attach: noop, retry: noop, offline: noop, typing: noop, ...opts.handlers };
+    this.on = { toggle: noop, send: noop, attach: noop, retry: noop, offline: noop, typing: noop, vote: noop, handover: noop, ...opts.handlers };
     const t = this.t;
 
     this.input = h('textarea', { rows: '1', 'aria-label': t.type, placeholder: t.type, maxlength: '5000' });
@@ -229,6 +237,18 @@ export class View {
     if (draft && this.open && !this.opts.preview) email.focus({ preventScroll: true });
   }
 
+  /** Issue 17: the answer view, once loaded (lazy.ts); `setMessages` next shows answers with it. */
+  setAi(mod: typeof AiAnswer): void {
+    if (this.ai) return;
+    this.ai = { mod, t: mod.aiTexts(this.lang) };
+    this.root.append(h('style', {}, mod.AI_CSS));
+  }
+
+  /** Issue 17: a person was asked for; `setMessages` next drops "Talk to a person". */
+  setHandedOver(): void {
+    this.handedOver = true;
+  }
+
   /** Shows a card of a lazily loaded feature above the composer (null clears it). */
   setSlot(el: HTMLElement | null): void {
     this.slot.replaceChildren(...(el ? [el] : []));
@@ -263,7 +283,8 @@ export class View {
     let asked = pv === true; // the preview already shows the follow-up
     for (const m of messages) {
       const key = m.client_id ? `c${m.client_id}` : `i${m.id}`;
-      items.push({ key, sig: `${m.id}${m.state}${m.error}${m.file_path}`, build: () => this.message(m) });
+      const ai = m.ai ? `${m.ai.vote}${this.handedOver}${!this.ai}` : '';
+      items.push({ key, sig: `${m.id}${m.state}${m.error}${m.file_path}${ai}`, build: () => this.message(m) });
       // The follow-up greeting answers the visitor's first message (shown here, never stored).
       if (m.sender_type === 'visitor' && !asked && s.follow_up_greeting) greeting('g2', s.follow_up_greeting);
       if (m.sender_type === 'visitor') asked = true;
@@ -298,6 +319,14 @@ export class View {
     else if (src) parts.push(h('img', { src, alt: '', loading: 'lazy' }));
     if (m.message) parts.push(...linkify(m.message));
     const row = this.bubble(mine, mine ? '' : (m.author_name ?? this.settings.name), parts, m.created_at);
+    // Issue 17: the assistant's answer shows as the assistant's, with its source and controls.
+    if (m.sender_type === 'bot' && m.ai && m.id !== undefined && this.ai) {
+      const { mod, t } = this.ai;
+      const by = row.querySelector('.a');
+      if (by) by.replaceWith(mod.aiAuthor(t));
+      else row.prepend(mod.aiAuthor(t));
+      row.append(...mod.aiExtras(m.id, m.ai, t, this.on, this.handedOver));
+    }
     if (m.state === 'pending') row.classList.add('pe');
     if (m.state === 'failed') {
       if (m.error) row.append(h('span', { class: 'r', role: 'note' }, m.error));
