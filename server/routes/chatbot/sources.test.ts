@@ -272,3 +272,25 @@ describe('who may, and limits', () => {
     }
   });
 });
+
+describe('the assistant answers from what it learned', () => {
+  it('an owner pastes the site URL and uploads an FAQ; answers cite the page or the file, and stop when the source is removed', async () => {
+    const owner = await buildAccount(t.app);
+    const siteSource = (await addSite(owner.token, `${site.origin}/`)).body.data;
+    const faq = (await upload(owner.token, 'faq.csv', 'question,answer\nDo you make wedding cakes?,"Yes, order a wedding cake at least six weeks ahead."\n', 'text/csv')).body.data;
+    expect((await settled(owner.token, siteSource.id)).status).toBe('ready');
+    expect((await settled(owner.token, faq.id)).status).toBe('ready');
+
+    const ask = async (message: string) => (await callMultipart(t.app, 'POST', '/api/chatbot/message', { token: owner.token, fields: { message } })).body.data[1];
+    const hours = await ask('What are your opening hours?');
+    expect(hours.content).toContain('Monday to Saturday from 7 am to 6 pm');
+    expect(hours.sources).toEqual([expect.objectContaining({ title: 'Opening hours | Corner Bakery', url: `${site.origin}/hours.html`, source_id: siteSource.id })]);
+    const cakes = await ask('Do you make wedding cakes?');
+    expect(cakes.content).toContain('six weeks ahead');
+    expect(cakes.sources).toEqual([expect.objectContaining({ title: 'faq.csv', url: null, source_id: faq.id })]);
+
+    expect((await call(t.app, 'DELETE', `/api/chatbot/sources/${faq.id}`, { token: owner.token })).status).toBe(200);
+    const again = await ask('Do you make wedding cakes?');
+    expect(again.content).not.toContain('six weeks ahead');
+  });
+});
