@@ -78,3 +78,16 @@ describe('framework errors answer the envelope without echoing the URL', () => {
     expect(res.json()).toEqual({ message: 'Invalid content length', error: 'Invalid content length' });
   });
 });
+
+describe('errorCodeOf (issue 13)', () => {
+  it('codes rate limits, server faults and the known refusals; nothing else', async () => {
+    const { errorCodeOf } = await import('./errors.js');
+    expect(errorCodeOf(429, 'Too many uploads. Please try again later.')).toBe('rate_limited');
+    expect(errorCodeOf(503, 'The service is temporarily unavailable. Please try again in a moment.')).toBe('unavailable');
+    expect(errorCodeOf(500, 'Something went wrong. Please try again.')).toBe('server_error');
+    expect(errorCodeOf(403, 'This account has reached its monthly chat limit')).toBe('chat_limit');
+    expect(errorCodeOf(413, 'File size should be less than 5MB')).toBe('file_too_large');
+    expect(errorCodeOf(404, 'Visitor not found')).toBeUndefined();
+    expect(errorCodeOf(422, 'Name must be at most 255 characters')).toBeUndefined();
+  });
+});

@@ -2,7 +2,28 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodType, z } from 'zod';
-import type { ErrorEnvelope } from '@parley/shared';
+import {
+  CHAT_FILE_TOO_LARGE,
+  CHAT_IMAGE_TOO_LARGE,
+  CHAT_LIMIT_REACHED,
+  EMAIL_INVALID,
+  type ErrorCode,
+  type ErrorEnvelope,
+  MESSAGE_REQUIRED,
+  MESSAGE_TOO_LONG,
+  NOT_AN_ALLOWED_FILE,
+  NOT_AN_IMAGE,
+  OFFLINE_EMAIL_REQUIRED,
+  OFFLINE_MESSAGE_REQUIRED,
+  RATING_ALREADY_GIVEN,
+  RATING_COMMENT_TOO_LONG,
+  RATING_NOT_DUE,
+  RATING_SCORE_INVALID,
+  RATING_SURVEY_OFF,
+  TIME_ZONE_INVALID,
+  TRANSCRIPT_EMAIL_NEEDED,
+  TRANSCRIPT_NOTHING_YET,
+} from '@parley/shared';
 import { isDatabaseUnavailable } from './db/client.js';
 
 /** The one error type of the API: a status and the human text for `message` and `error`. */
@@ -48,8 +69,46 @@ export function parseOrThrow<S extends ZodType>(schema: S, data: unknown): z.out
   return result.data;
 }
 
-function envelope(message: string, errors?: Record<string, string[]>): ErrorEnvelope {
-  return errors ? { message, error: message, errors } : { message, error: message };
+/**
+ * The stable codes of the refusals a visitor can meet (issue 13: the widget words them in the
+ * visitor's language), by the one message each is thrown with; statuses give the rest.
+ */
+const CODE_OF_MESSAGE: Record<string, ErrorCode> = {
+  [NOT_AN_IMAGE]: 'file_type',
+  [NOT_AN_ALLOWED_FILE]: 'file_type',
+  [CHAT_IMAGE_TOO_LARGE]: 'file_too_large',
+  [CHAT_FILE_TOO_LARGE]: 'file_too_large',
+  [MESSAGE_REQUIRED]: 'message_required',
+  [OFFLINE_MESSAGE_REQUIRED]: 'message_required',
+  [MESSAGE_TOO_LONG]: 'message_too_long',
+  [OFFLINE_EMAIL_REQUIRED]: 'email_required',
+  [EMAIL_INVALID]: 'email_invalid',
+  [CHAT_LIMIT_REACHED]: 'chat_limit',
+  [RATING_SCORE_INVALID]: 'rating_invalid',
+  [RATING_COMMENT_TOO_LONG]: 'comment_too_long',
+  [RATING_ALREADY_GIVEN]: 'already_rated',
+  [RATING_NOT_DUE]: 'nothing_to_rate',
+  [RATING_SURVEY_OFF]: 'survey_off',
+  [TRANSCRIPT_EMAIL_NEEDED]: 'transcript_email_needed',
+  [TRANSCRIPT_NOTHING_YET]: 'transcript_nothing_yet',
+  [TIME_ZONE_INVALID]: 'time_zone_invalid',
+  'Unknown widget': 'unknown_widget',
+};
+
+/** The envelope's `code` for a refusal: its message's, else its status's (429, 5xx), else none. */
+export function errorCodeOf(status: number, message: string): ErrorCode | undefined {
+  const known = CODE_OF_MESSAGE[message];
+  if (known) return known;
+  if (status === 429) return 'rate_limited';
+  if (status === 503) return 'unavailable';
+  if (status >= 500) return 'server_error';
+  return undefined;
+}
+
+function envelope(message: string, errors?: Record<string, string[]>, code?: ErrorCode): ErrorEnvelope {
+  const body: ErrorEnvelope = errors ? { message, error: message, errors } : { message, error: message };
+  if (code) body.code = code;
+  return body;
 }
 
 /** What any thrown error becomes for a client, over HTTP and sockets alike. */
@@ -60,6 +119,8 @@ export interface ErrorReply {
   retryAfterSeconds?: number;
   /** A server fault (5xx): log it. Bad input never is one. */
   unexpected: boolean;
+  /** The stable code of the refusal, when it has one (errorCodeOf). */
+  code?: ErrorCode;
 }
 
 /** Fastify's own 4xx (bad JSON, body too large, wrong content type...): keep the status, plain text. */
@@ -77,6 +138,12 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
  * socket acks (realtime/guard.ts) both use it, so the same bad input gets the same status and words.
  */
 export function errorReply(err: unknown): ErrorReply {
+  const r = replyOf(err);
+  const code = errorCodeOf(r.status, r.message);
+  return code ? { ...r, code } : r;
+}
+
+function replyOf(err: unknown): ErrorReply {
   if (err instanceof HttpError) {
     return { status: err.statusCode, message: err.message, errors: err.errors, retryAfterSeconds: err.retryAfterSeconds, unexpected: false };
   }
@@ -105,7 +172,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const r = errorReply(err);
     if (r.unexpected) request.log.error({ err }, 'request failed');
     if (r.retryAfterSeconds !== undefined) reply.header('Retry-After', String(r.retryAfterSeconds));
-    return reply.status(r.status).send(envelope(r.message, r.errors));
+    return reply.status(r.status).send(envelope(r.message, r.errors, r.code));
   });
 
   app.setNotFoundHandler((_request, reply) => {

@@ -16,15 +16,21 @@ rmSync('dist/lang', { recursive: true, force: true });
 mkdirSync('dist/lang');
 
 // The language table, evaluated once here and written as one tiny module per language.
-const textsOut = await build({ ...common, minify: false, entryPoints: ['src/ui/texts.ts'], format: 'esm', outfile: 'texts.js' });
-const { TABLE } = await import(`data:text/javascript;base64,${Buffer.from(textsOut.outputFiles[0].contents).toString('base64')}`);
-const langHash = createHash('sha256').update(JSON.stringify(TABLE)).digest('hex').slice(0, 10);
+const evaluate = async (entry) => {
+  const out = await build({ ...common, minify: false, entryPoints: [entry], format: 'esm', outfile: 'out.js' });
+  return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].contents).toString('base64')}`);
+};
+const { TABLE } = await evaluate('src/ui/texts.ts');
+// The refusal texts (issue 13): dist/lang/<code>.err-<hash>.js, fetched only when an error is first shown.
+const { ERROR_TABLE } = await evaluate('src/ui/errorTexts.ts');
+const langHash = createHash('sha256').update(JSON.stringify([TABLE, ERROR_TABLE])).digest('hex').slice(0, 10);
 const langSizes = [];
 for (const [code, line] of Object.entries(TABLE)) {
   const body = Buffer.from(`export default ${JSON.stringify(line)};`);
   writeFileSync(`dist/lang/${code}-${langHash}.js`, body);
   langSizes.push([code, body.length, gzipSync(body, { level: 9 }).length, brotliCompressSync(body).length]);
 }
+for (const [code, line] of Object.entries(ERROR_TABLE)) writeFileSync(`dist/lang/${code}.err-${langHash}.js`, `export default ${JSON.stringify(line)};`);
 
 const sizes = [];
 function emit(name, out) {

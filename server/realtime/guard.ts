@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import type { SendAck } from '@parley/shared';
+import type { ErrorCode, SendAck } from '@parley/shared';
 import { HttpError, errorReply } from '../errors.js';
 import { assertNoNul } from '../plugins/bodyParsers.js';
 import { TOO_MANY_REQUESTS } from '../services/rateLimit.js';
@@ -27,6 +27,8 @@ export interface AckError {
   errors?: Record<string, string[]>;
   /** Seconds before a refused (429) event may be sent again, like HTTP's Retry-After. */
   retry_after?: number;
+  /** The refusal's stable code, as in the HTTP envelope (errors.ts). */
+  code?: ErrorCode;
 }
 export type Ack = (reply: SendAck | { ok: true } | AckError) => void;
 
@@ -36,6 +38,7 @@ export function toAck(err: unknown): AckError {
   const ack: AckError = { ok: false, status: r.status, message: r.message };
   if (r.errors) ack.errors = r.errors;
   if (r.retryAfterSeconds !== undefined) ack.retry_after = r.retryAfterSeconds;
+  if (r.code) ack.code = r.code;
   return ack;
 }
 

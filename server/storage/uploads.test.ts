@@ -116,7 +116,7 @@ describe('upload budgets', () => {
 
     const res = await widgetUpload(visitor.token, part(png(8, 8)));
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ message: 'Too many uploads. Please try again later.', error: 'Too many uploads. Please try again later.' });
+    expect(res.body).toEqual({ message: 'Too many uploads. Please try again later.', error: 'Too many uploads. Please try again later.', code: 'rate_limited' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(await filesOf(owner.user.account_id)).toEqual(files);
     expect(await messageCount(owner.user.account_id)).toBe(count);

@@ -75,7 +75,9 @@ export interface SendPayload {
   client_id: string;
 }
 /** A refused event's ack carries the HTTP status and words; a 429 also `retry_after` (seconds, like Retry-After). */
-export type SendAck = { ok: true; data: MessageDto } | { ok: false; status: number; message: string; errors?: Record<string, string[]>; retry_after?: number };
+export type SendAck =
+  | { ok: true; data: MessageDto }
+  | { ok: false; status: number; message: string; errors?: Record<string, string[]>; retry_after?: number; code?: import('./errorCodes.js').ErrorCode };
 
 /** EVENTS.serverReconnect: wait this long before reconnecting (another node will answer). */
 export interface ReconnectHintPayload {

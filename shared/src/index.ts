@@ -16,4 +16,5 @@ export * from './schemas/visitorSide.js';
 export * from './schemas/integrations.js';
 export * from './proactive.js';
 export * from './languages.js';
+export * from './errorCodes.js';
 export * from './schemas/languages.js';

@@ -265,6 +265,8 @@ export interface ErrorEnvelope {
   message: string;
   error: string;
   errors?: Record<string, string[]>;
+  /** A stable code for the refusal when it has one (errorCodes.ts): clients word it themselves. */
+  code?: import('./errorCodes.js').ErrorCode;
 }
 
 export type StatsRange = '1h' | '24h' | '7d' | '30d';

@@ -82,7 +82,7 @@ describe('PUT /api/vms/password/update limits guessing the current password', ()
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429, 429]);
     const right = await change(owner.password);
     expect(right.status).toBe(429);
-    expect(right.body).toEqual({ message: 'Too many attempts. Please try again later.', error: 'Too many attempts. Please try again later.' });
+    expect(right.body).toEqual({ message: 'Too many attempts. Please try again later.', error: 'Too many attempts. Please try again later.', code: 'rate_limited' });
     // Another user is not affected.
     const other = await buildAccount(t.app);
     expect((await call(t.app, 'PUT', '/api/vms/password/update', { token: other.token, body: { current: other.password, new: 'n3w-pass', confirm: 'n3w-pass' } })).status).toBe(200);

@@ -76,7 +76,7 @@ async function newVisitor(base: string, from: string, key: string): Promise<{ id
 
 const expectRefused = (res: Reply, windowSeconds = 60) => {
   expect(res.status, JSON.stringify(res.body)).toBe(429);
-  expect(res.body).toEqual({ message: 'Too many requests. Please try again later.', error: 'Too many requests. Please try again later.' });
+  expect(res.body).toEqual({ message: 'Too many requests. Please try again later.', error: 'Too many requests. Please try again later.', code: 'rate_limited' });
   expect(Number(res.retryAfter)).toBeGreaterThanOrEqual(1);
   expect(Number(res.retryAfter)).toBeLessThanOrEqual(windowSeconds);
 };

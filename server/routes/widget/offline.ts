@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { emailField, MAX_MESSAGE, requiredText } from '@parley/shared';
+import { EMAIL_INVALID, MAX_MESSAGE, MESSAGE_TOO_LONG, OFFLINE_EMAIL_REQUIRED, OFFLINE_MESSAGE_REQUIRED, emailField, requiredText } from '@parley/shared';
 import { sendMessage } from '../../commands/sendMessage.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { HttpError } from '../../errors.js';
@@ -9,8 +9,8 @@ import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth
 import { presentMessage } from '../../presenters/message.js';
 
 const offlineSchema = z.object({
-  email: emailField('The email field is required', 'Please enter a valid email address'),
-  message: requiredText('The message field is required', MAX_MESSAGE, `Message must be at most ${MAX_MESSAGE} characters`),
+  email: emailField(OFFLINE_EMAIL_REQUIRED, EMAIL_INVALID),
+  message: requiredText(OFFLINE_MESSAGE_REQUIRED, MAX_MESSAGE, MESSAGE_TOO_LONG),
 });
 
 /**

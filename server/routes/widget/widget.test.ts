@@ -60,7 +60,7 @@ describe('POST /api/widget/visitors', () => {
   it('answers 404 "Unknown widget" for an unknown key', async () => {
     const res = await call(t.app, 'POST', '/api/widget/visitors', { body: { unique_code: 'no-such-key' } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: 'Unknown widget', error: 'Unknown widget' });
+    expect(res.body).toEqual({ message: 'Unknown widget', error: 'Unknown widget', code: 'unknown_widget' });
   });
 
   it.each([
@@ -300,6 +300,39 @@ describe("the visitor's time zone (issue 16: their local time in the console's s
     const res = await call(t.app, 'PATCH', `/api/vms/conversations/${v.id}/visitor`, { token: owner.token, body: { time_zone: 'Asia/Tokyo' } });
     expect(res.status).toBe(422);
     expect((await visitorRow(v.id)).timeZone).toBe('');
+  });
+});
+
+describe('stable error codes in the envelope (issue 13: the widget words them in the visitor\'s language)', () => {
+  it('names each refusal a visitor can meet, beside the unchanged English message', async () => {
+    const v = await buildVisitor(t.app, owner.widgetKey);
+    const offline = (body: object) => call(t.app, 'POST', '/api/widget/offline', { token: v.token, body });
+    const cases: [Promise<{ status: number; body: { message: string; code?: string } }>, number, string, string][] = [
+      [offline({ email: 'nope', message: 'hi' }), 422, 'email_invalid', 'Please enter a valid email address'],
+      [offline({ message: 'hi' }), 422, 'email_required', 'The email field is required'],
+      [offline({ email: 'a@example.com', message: '  ' }), 422, 'message_required', 'The message field is required'],
+      [offline({ email: 'a@example.com', message: 'm'.repeat(5001) }), 422, 'message_too_long', 'Message must be at most 5000 characters'],
+      [postForm(t.app, '/api/widget/messages', v.token, { message: ' ' }), 422, 'message_required', 'Message or image is required'],
+      [
+        postForm(t.app, '/api/widget/messages', v.token, {}, { field: 'image', filename: 'x.png', contentType: 'image/png', bytes: Buffer.from('not an image at all') }),
+        415,
+        'file_type',
+        'Only PNG, JPEG, GIF and WebP images are allowed',
+      ],
+      [call(t.app, 'PATCH', '/api/widget/visitor', { token: v.token, body: { time_zone: 'Mars/Olympus' } }), 422, 'time_zone_invalid', 'Please choose a valid time zone'],
+    ];
+    for (const [pending, status, code, message] of cases) {
+      const res = await pending;
+      expect(res.status, code).toBe(status);
+      expect(res.body, code).toMatchObject({ message, error: message, code });
+    }
+  });
+
+  it('gives no code where it has none to give (a field error of its own words only)', async () => {
+    const v = await buildVisitor(t.app, owner.widgetKey);
+    const res = await call(t.app, 'PATCH', '/api/widget/visitor', { token: v.token, body: { name: 'n'.repeat(256) } });
+    expect(res.status).toBe(422);
+    expect(res.body).not.toHaveProperty('code');
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_URL } from '../limits.js';
+import { MAX_MESSAGE, MAX_URL } from '../limits.js';
 import { optionalText } from './fields.js';
 import { TIME_ZONE_INVALID, isTimeZone } from './lifecycle.js';
 
@@ -58,3 +58,9 @@ export const widgetEventSchema = z.object({
 export type WidgetEventInput = z.input<typeof widgetEventSchema>;
 
 export const widgetSettingsQuery = z.object({ unique_code: uniqueCode });
+
+/** The widget's offline form (POST /api/widget/offline): its words, which errors.ts also gives codes. */
+export const OFFLINE_EMAIL_REQUIRED = 'The email field is required';
+export const EMAIL_INVALID = 'Please enter a valid email address';
+export const OFFLINE_MESSAGE_REQUIRED = 'The message field is required';
+export const MESSAGE_TOO_LONG = `Message must be at most ${MAX_MESSAGE} characters`;

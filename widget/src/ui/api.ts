@@ -26,10 +26,10 @@ export function createApi(base: string, key: string, token: () => string | undef
     } catch {
       throw new SendError('Network error');
     }
-    const json = (await res.json().catch(() => ({}))) as { data?: T; message?: string; errors?: Record<string, string[]> };
+    const json = (await res.json().catch(() => ({}))) as { data?: T; message?: string; errors?: Record<string, string[]>; code?: string };
     if (!res.ok) {
       const first = json.errors ? Object.values(json.errors)[0]?.[0] : undefined;
-      throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status, Number(res.headers.get('retry-after')) || 0);
+      throw new SendError(first ?? json.message ?? `HTTP ${res.status}`, res.status, Number(res.headers.get('retry-after')) || 0, json.code);
     }
     return (whole ? json : json.data) as T;
   }

@@ -8,7 +8,7 @@ import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
 import { browserTimeZone, widgetLanguage } from '../lang.js';
-import { loadTexts, type Texts } from './i18n.js';
+import { loadTexts, refusalText, warmRefusals, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
 import { absolute, h, icon } from './dom.js';
@@ -117,7 +117,13 @@ export class Chat {
     this.ctx.report(kind, detail);
   }
 
-  private failed(err: unknown): void {
+  /** A refusal in the visitor's language (the server's code; i18n.ts), else the server's words. */
+  private say(err: unknown): Promise<string> {
+    const e = err instanceof Error ? (err as Error & { status?: number; code?: string }) : new Error(String(err));
+    return refusalText({ message: e.message, status: (e as { status?: number }).status, code: (e as { code?: string }).code }, this.view.t, this.view.lang, this.ctx.base);
+  }
+
+    private failed(err: unknown): void {
     if (err instanceof SendError && err.status === 401) this.forget();
   }
 
@@ -383,7 +389,7 @@ export class Chat {
           s.request<SendAck>(EVENTS.messageSend, { message: o.message, client_id: o.client_id }).then(
             (ack) => {
               if (ack.ok) return ack.data;
-              throw new SendError(ack.message, ack.status, ack.retry_after);
+              throw new SendError(ack.message, ack.status, ack.retry_after, ack.code);
             },
             () => Promise.reject(new SendError('timeout')),
           );
@@ -395,6 +401,7 @@ export class Chat {
       const stored = await deliver({ client_id: clientId, message: m.message, image: this.images.get(clientId) }, channels);
       this.images.delete(clientId);
       this.receive([stored]);
+      warmRefusals(this.view.lang, this.ctx.base);
     } catch (err) {
       this.failed(err);
       if (isRateLimited(err)) {
@@ -412,7 +419,7 @@ export class Chat {
         this.view.setOffline(true, m.message);
         return;
       }
-      this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : localUploadError((err as Error).message, this.view.t) });
+      this.update(clientId, { state: 'failed', error: isRetryable(err) ? undefined : await this.say(err) });
     }
   }
 
@@ -440,7 +447,7 @@ export class Chat {
           this.view.offlineSent();
           if (this.me) this.store({ ...this.me, email }); // the server keeps it too: the menu may offer the transcript
         },
-        (e: unknown) => this.view.showError(e instanceof Error ? e.message : String(e)),
+        (e: unknown) => void this.say(e).then((words) => this.view.showError(words)),
       );
   }
 
@@ -453,7 +460,7 @@ export class Chat {
     button.onclick = () =>
       loadFeature(this.ctx.base, 'transcript')
         .then(({ toggleMenu }) =>
-          toggleMenu({ base: this.ctx.base, token: () => this.me?.visitor_token, texts: this.view.t, root: this.ctx.root, h, button, show: (el) => this.view.setSlot(el) }),
+          toggleMenu({ base: this.ctx.base, token: () => this.me?.visitor_token, say: (e) => this.say(e), texts: this.view.t, root: this.ctx.root, h, button, show: (el) => this.view.setSlot(el) }),
         )
         .catch(() => {});
     this.view.headerExtra.append(button);
@@ -487,7 +494,7 @@ export class Chat {
     loadFeature(this.ctx.base, 'rating')
       .then(({ askRating }) =>
         askRating(
-          { base: this.ctx.base, key: this.ctx.key, token: () => this.me?.visitor_token, texts: this.view.t, root: this.ctx.root, h, show: (el) => this.view.setSlot(el) },
+          { base: this.ctx.base, key: this.ctx.key, token: () => this.me?.visitor_token, say: (e) => this.say(e), texts: this.view.t, root: this.ctx.root, h, show: (el) => this.view.setSlot(el) },
           stretch,
         ),
       )

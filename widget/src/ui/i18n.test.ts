@@ -1,6 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { ERROR_CODES } from '../../../shared/src/errorCodes.js';
+import { ERROR_TABLE } from './errorTexts.js';
 import { widgetLanguage } from '../lang.js';
-import { EN, LANGUAGES, PLURAL_KEYS, browserLanguages, isRtl, parseTexts, pickLanguage, plural } from './i18n.js';
+import { EN, ERROR_KEYS, LANGUAGES, PLURAL_KEYS, browserLanguages, isRtl, parseTexts, pickLanguage, plural, refusalKey, refusalText } from './i18n.js';
 import { TABLE } from './texts.js';
 
 describe('languages', () => {
@@ -127,5 +133,57 @@ describe('the footer credit in every language (issue 13)', () => {
   it('has a "Powered by" text with the product name placed by the language', () => {
     for (const [code, line] of Object.entries(TABLE)) expect(parseTexts(line).poweredBy, code).toContain('{name}');
     expect(parseTexts(TABLE.ru!).poweredBy.replace('{name}', 'Parley')).toBe('Работает на Parley');
+  });
+});
+
+describe('server refusals in the visitor\'s language (issue 13)', () => {
+  it('has every refusal text in every language the widget ships', () => {
+    expect(Object.keys(ERROR_TABLE).sort()).toEqual([...LANGUAGES].sort());
+    for (const [code, line] of Object.entries(ERROR_TABLE)) {
+      const texts = line.split('|');
+      expect(texts, code).toHaveLength(ERROR_KEYS.length);
+      for (const [i, text] of texts.entries()) expect(text.trim(), `${code} ${ERROR_KEYS[i]}`).not.toBe('');
+      if (code !== 'en') expect(line, code).not.toBe(ERROR_TABLE.en);
+    }
+  });
+
+  it('words each code the server can send a visitor, by status when there is none, else keeps the server\'s words', () => {
+    expect(refusalKey({ message: 'Too many requests. Please try again later.', status: 429, code: 'rate_limited' })).toBe('rateLimited');
+    expect(refusalKey({ message: 'Please enter a valid email address', status: 422, code: 'email_invalid' })).toBe('email');
+    expect(refusalKey({ message: 'The email field is required', status: 422, code: 'email_required' })).toBe('email');
+    expect(refusalKey({ message: 'The message field is required', status: 422, code: 'message_required' })).toBe('messageRequired');
+    expect(refusalKey({ message: 'There is no conversation to send yet', status: 409, code: 'transcript_nothing_yet' })).toBe('nothingYet');
+    expect(refusalKey({ message: 'x', status: 413, code: 'file_too_large' })).toBe('fileSize');
+    expect(refusalKey({ message: 'x', status: 415, code: 'file_type' })).toBe('fileType');
+    // An older server without codes: the upload words it always sent, then the status.
+    expect(refusalKey({ message: 'File size should be less than 5MB', status: 413 })).toBe('fileSize');
+    expect(refusalKey({ message: 'Network error', status: 0 })).toBe('network');
+    expect(refusalKey({ message: 'Something went wrong. Please try again.', status: 500 })).toBe('server');
+    expect(refusalKey({ message: 'Name must be at most 255 characters', status: 422 })).toBe('invalid');
+    expect(refusalKey({ message: 'Visitor not found', status: 404 })).toBeUndefined();
+    // Every code the server may send a visitor is worded (the rest are never shown: handled or console-only).
+    const handled = new Set(['chat_limit', 'already_rated', 'survey_off', 'unknown_widget']);
+    for (const code of ERROR_CODES) if (!handled.has(code)) expect(refusalKey({ message: '', status: 400, code }), code).toBeDefined();
+  });
+
+  it('shows the visitor their language\'s text, fetched once, and the server\'s words when that cannot load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-err-'));
+    mkdirSync(join(dir, 'widget', 'lang'), { recursive: true });
+    writeFileSync(join(dir, 'widget', 'lang', 'ru.err-h1.js'), `export default ${JSON.stringify(ERROR_TABLE.ru)};`);
+    vi.stubGlobal('__LANG_HASH__', 'h1');
+    try {
+      const base = pathToFileURL(dir).href;
+      const t = parseTexts(TABLE.ru!);
+      const tooMany = { message: 'Too many requests. Please try again later.', status: 429, code: 'rate_limited' };
+      expect(await refusalText(tooMany, t, 'ru', base)).toBe('Слишком много попыток. Подождите немного и попробуйте снова.');
+      expect(await refusalText({ message: 'Please enter a valid email address', status: 422, code: 'email_invalid' }, t, 'ru', base)).toBe('Введите правильный адрес электронной почты.');
+      expect(await refusalText({ message: 'x', status: 415, code: 'file_type' }, t, 'ru', base)).toBe(t.fileType);
+      expect(await refusalText({ message: 'Visitor not found', status: 404 }, t, 'ru', base)).toBe('Visitor not found');
+      // German's module is not there (offline): the server's English words, not nothing.
+      expect(await refusalText(tooMany, parseTexts(TABLE.de!), 'de', base)).toBe('Too many requests. Please try again later.');
+    } finally {
+      vi.unstubAllGlobals();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

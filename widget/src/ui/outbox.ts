@@ -10,6 +10,8 @@ export class SendError extends Error {
     message: string,
     readonly status = 0,
     readonly retryAfter = 0,
+    /** The envelope's stable code (shared/src/errorCodes.ts), when the server gave one. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -38,7 +40,7 @@ export function isRetryable(err: unknown): boolean {
 
 /** The account used its plan's chats this month: the visitor is offered the offline form instead. */
 export function isChatLimit(err: unknown): boolean {
-  return err instanceof SendError && err.status === 403 && err.message === CHAT_LIMIT_REACHED;
+  return err instanceof SendError && err.status === 403 && (err.code === 'chat_limit' || err.message === CHAT_LIMIT_REACHED);
 }
 
 /** Random, URL-safe, valid as a client_id; crypto.randomUUID needs a secure context, this does not. */

@@ -103,8 +103,8 @@ function survey(host: RatingHost, stretch: string): HTMLElement {
           host.show(null);
           return;
         }
-        error.textContent = err.message;
         send.disabled = false;
+        (host.say ? host.say(err) : Promise.resolve(err.message)).then((words) => (error.textContent = words));
       },
     );
   };

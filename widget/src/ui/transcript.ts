@@ -58,8 +58,10 @@ export function toggleMenu(host: MenuHost): void {
       },
       (err: Error) => {
         item.disabled = false;
-        menu.querySelector('.er')?.remove();
-        menu.append(h('p', { class: 'er', role: 'alert' }, err.message));
+        return (host.say ? host.say(err) : Promise.resolve(err.message)).then((words) => {
+          menu.querySelector('.er')?.remove();
+          menu.append(h('p', { class: 'er', role: 'alert' }, words));
+        });
       },
     );
   };
