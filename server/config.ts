@@ -69,6 +69,9 @@ const envSchema = z.object({
   WIDGET_BURST_PER_VISITOR: optionalInt(1, 10_000_000),
   WIDGET_BURST_PER_KEY: optionalInt(1, 10_000_000),
   WIDGET_NEW_VISITORS_BURST_PER_IP: optionalInt(1, 10_000_000),
+  /** One account's conversation-list calls (pages, filters, changes_since polls) per second and at once, per node (issue 16). */
+  CONSOLE_LIST_PER_SECOND: intInRange(20, 1, 1_000_000),
+  CONSOLE_LIST_BURST: intInRange(40, 1, 1_000_000),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -188,6 +191,7 @@ export interface Config {
   sessions: { idleSeconds: number; maxSeconds: number };
   /** The widget's public calls and sockets (PRODUCT.md section 11 "Limits"), shared across nodes through Redis. */
   widgetLimits: WidgetLimitsConfig;
+  consoleListPace?: ConsoleListPace;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
@@ -233,6 +237,12 @@ export interface WidgetLimitsConfig {
    * each unset one is derived from its budget (defaultBurst).
    */
   burst?: { perIp?: number | undefined; perVisitor?: number | undefined; perKey?: number | undefined; newVisitorsPerIp?: number | undefined };
+}
+
+/** CONSOLE_LIST_*: the pace of one account's conversation-list calls on each node (db/fair.ts LanePacer). */
+export interface ConsoleListPace {
+  perSecond: number;
+  burst: number;
 }
 
 /** An upload budget: files and bytes per hour and per day. */
@@ -373,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         newVisitorsPerIp: e.WIDGET_NEW_VISITORS_BURST_PER_IP,
       },
     },
+    consoleListPace: { perSecond: e.CONSOLE_LIST_PER_SECOND, burst: e.CONSOLE_LIST_BURST },
     sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,

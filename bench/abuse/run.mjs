@@ -33,6 +33,14 @@ const FLOOD_CPU = String(CPU_COUNT - 1);
 const SERVER_CPUS = CPU_COUNT > 2 ? `0-${CPU_COUNT - 2}` : '0';
 // Extra node flags for the servers, e.g. BENCH_ABUSE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a flood.
 const NODE_ARGS = (process.env.BENCH_ABUSE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// Extra server environment, e.g. BENCH_ABUSE_SERVER_ENV="WIDGET_BURST_PER_IP=10000000 WIDGET_BURST_PER_VISITOR=10000000"
+// to compare with the burst buckets out of the way, back to back on the same machine.
+const SERVER_ENV = Object.fromEntries(
+  (process.env.BENCH_ABUSE_SERVER_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 
 // ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
 
@@ -121,7 +129,7 @@ async function startNode(env) {
   const args = ['--disable-warning=FSTDEP023', ...NODE_ARGS, SERVER];
   const child = spawn(PIN ? 'taskset' : process.execPath, PIN ? ['-c', SERVER_CPUS, process.execPath, ...args] : args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...SERVER_ENV, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -4,6 +4,8 @@
 // Prints EXPLAIN (ANALYZE) plans of the main queries (copied into README.md).
 // Run from the repository root:  npx tsx bench/inbox/run.mjs [--visitors 250000] [--conversations 200000] [--messages 10] [--runs 100]
 //   [--calls search,stats]  time only the calls whose name contains one of these words (and skip the tiny tenant's chat)
+//   [--mixed-only 1]  only the mixed-tenant step (the tiny tenant's sends alone, then while the big console polls): no call timings, no plans
+//   [--pace 0]  the server's pace of one account's list calls off (CONSOLE_LIST_* raised), to compare with it on, back to back
 // Needs PostgreSQL at BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test); uses a
 // throwaway database and drops it at the end.
 import fs from 'node:fs/promises';
@@ -28,6 +30,9 @@ const CALLS = (() => {
   return i > 0 ? process.argv[i + 1].split(',') : null;
 })();
 
+const MIXED_ONLY = arg('mixed-only', 0) === 1;
+const PACE = arg('pace', 1) !== 0;
+
 const t0 = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 
@@ -35,7 +40,11 @@ const db = await createDatabase();
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-inbox-bench-'));
 const database = await openPostgres(db.url);
 await database.migrate();
-const app = await buildApp({ config: testConfig(dataDir), database, logger: false });
+const app = await buildApp({
+  config: testConfig(dataDir, PACE ? {} : { CONSOLE_LIST_PER_SECOND: '1000000', CONSOLE_LIST_BURST: '1000000' }),
+  database,
+  logger: false,
+});
 await app.ready();
 const sql = new pg.Client({ connectionString: db.url });
 await sql.connect();
@@ -132,7 +141,7 @@ try {
   };
   const results = [];
   for (const [name, url] of Object.entries(calls)) {
-    if (CALLS && !CALLS.some((c) => name.includes(c))) continue;
+    if (MIXED_ONLY || (CALLS && !CALLS.some((c) => name.includes(c)))) continue;
     await inject('GET', url, { token: big.token }); // warm
     const times = [];
     let bytes = 0;
@@ -159,9 +168,12 @@ try {
   }
   const alone = await tinyChat(CALLS ? 0 : RUNS * 2);
   let polling = true;
+  let polls = 0;
+  const pollStart = performance.now();
   const poller = (async () => {
     let cursor = first.body.changes_cursor;
     while (polling) {
+      polls++;
       const a = await inject('GET', `/api/vms/conversations?changes_since=${cursor}`, { token: big.token });
       cursor = a.body.changes_cursor;
       await inject('GET', '/api/vms/conversations?limit=50&status=open', { token: big.token });
@@ -171,6 +183,7 @@ try {
   const busy = await tinyChat(CALLS ? 0 : RUNS * 2);
   polling = false;
   await poller;
+  const pollSeconds = (performance.now() - pollStart) / 1000;
 
   // ---- EXPLAIN of the main queries, as the server sends them ----
   const ownerId = (await sql.query(`select id from users where account_id = $1 and type = 'owner'`, [big.accountId])).rows[0].id;
@@ -210,7 +223,7 @@ try {
   };
   void ownerId;
   const explained = [];
-  for (const [name, q] of Object.entries(plans)) {
+  for (const [name, q] of MIXED_ONLY ? [] : Object.entries(plans)) {
     const r = await sql.query(`explain (analyze, costs off, timing off, summary on) ${q}`);
     explained.push(`### ${name}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
   }
@@ -222,7 +235,9 @@ try {
   console.log('| call (big tenant, owner) | p50 | p95 | bytes |\n|---|---|---|---|');
   for (const r of results) console.log(`| ${r.name} | ${r.p50.toFixed(2)} ms | ${r.p95.toFixed(2)} ms | ${r.bytes} |`);
   console.log(`\nTiny tenant widget send: alone p50 ${percentile(alone, 50).toFixed(2)} ms, p99 ${percentile(alone, 99).toFixed(2)} ms; ` +
-    `while the big console polls p50 ${percentile(busy, 50).toFixed(2)} ms, p99 ${percentile(busy, 99).toFixed(2)} ms.\n`);
+    `while the big console polls p50 ${percentile(busy, 50).toFixed(2)} ms, p99 ${percentile(busy, 99).toFixed(2)} ms ` +
+    `(p99 ${(percentile(busy, 99) / percentile(alone, 99)).toFixed(2)}x alone; the poller made ${polls} polls of 2 list calls in ${pollSeconds.toFixed(1)} s, ` +
+    `list pace ${PACE ? 'on' : 'off'}).\n`);
   console.log(explained.join('\n\n'));
 } finally {
   await sql.end();

@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
-import { TEST_DB, createPgDatabase, testConfig } from '../test/harness.js';
+import { TEST_DB, createPgDatabase, createTestApp, testConfig } from '../test/harness.js';
 import { buildAccount, call } from '../test/factories.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { type Database, openPglite, openPostgres } from './client.js';
-import { FairQueue, laneOfAccount, runForAccount, runInLane } from './fair.js';
+import { FairQueue, LanePacer, laneOfAccount, runForAccount, runInLane } from './fair.js';
 
 /**
  * One tenant's flood never slows another (issue 11): the database is shared round-robin between
@@ -197,5 +197,88 @@ describe(`requests wait in their account's lane (${TEST_DB})`, () => {
 
   it('lanes are per account: laneOfAccount names them', () => {
     expect(laneOfAccount('x')).not.toBe(laneOfAccount('y'));
+  });
+});
+
+describe('LanePacer', () => {
+  afterEach(() => vi.useRealTimers());
+  const refused = (s: number) => Object.assign(new Error('paced out'), { retryAfterSeconds: s });
+
+  it("lets a lane's burst through at once, then paces it, in order; another lane is not held by it", async () => {
+    vi.useFakeTimers();
+    const pacer = new LanePacer(3, 10, 5000, refused);
+    const done: string[] = [];
+    const calls = Array.from({ length: 8 }, (_, i) => pacer.wait('account:big').then(() => done.push(`big${i}`)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(done).toEqual(['big0', 'big1', 'big2']);
+    // Another tenant's call, made while the big one waits, goes at once.
+    await pacer.wait('account:tiny');
+    expect(done).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(done).toEqual(['big0', 'big1', 'big2', 'big3']);
+    await vi.advanceTimersByTimeAsync(400);
+    await Promise.all(calls);
+    expect(done).toEqual(Array.from({ length: 8 }, (_, i) => `big${i}`));
+    // After a quiet second the burst is back.
+    await vi.advanceTimersByTimeAsync(1000);
+    const t0 = Date.now();
+    await Promise.all([pacer.wait('account:big'), pacer.wait('account:big'), pacer.wait('account:big')]);
+    expect(Date.now()).toBe(t0);
+  });
+
+  it('refuses a call that would wait longer than its limit, and that refusal takes no turn', async () => {
+    vi.useFakeTimers();
+    const pacer = new LanePacer(2, 2, 1000, refused);
+    const waits = Array.from({ length: 4 }, () => pacer.wait('account:x')); // 2 at once, then 500 ms and 1000 ms
+    await expect(pacer.wait('account:x')).rejects.toMatchObject({ retryAfterSeconds: 2 });
+    await vi.advanceTimersByTimeAsync(1000);
+    await Promise.all(waits);
+    // The refused call held no token: the next one waits 500 ms, not 1000.
+    const next = pacer.wait('account:x');
+    let passed = false;
+    void next.then(() => (passed = true));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(passed).toBe(true);
+  });
+});
+
+describe("one account's conversation-list polls are paced; another account's list is not held", () => {
+  let app: FastifyInstance;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const t = await createTestApp({ CONSOLE_LIST_BURST: '3', CONSOLE_LIST_PER_SECOND: '4' });
+    app = t.app;
+    close = t.close;
+  });
+  afterAll(async () => close?.());
+
+  it('answers every paced call, in the pace; the other tenant is answered meanwhile', async () => {
+    const big = await buildAccount(app, { email: 'big-poller@example.com' });
+    const tiny = await buildAccount(app, { email: 'tiny-owner@example.com' });
+    const started = Date.now();
+    const ended: number[] = [];
+    const polls = Array.from({ length: 7 }, () =>
+      call(app, 'GET', '/api/vms/conversations?limit=20', { token: big.token }).then((r) => {
+        expect(r.status).toBe(200);
+        ended.push(Date.now() - started);
+      }),
+    );
+    const other = await call(app, 'GET', '/api/vms/conversations?limit=20', { token: tiny.token });
+    expect(other.status).toBe(200);
+    const otherAt = Date.now() - started;
+    await Promise.all(polls);
+    // 3 at once, then 4 a second: the 7th no earlier than about a second in.
+    expect(Math.max(...ended)).toBeGreaterThanOrEqual(950);
+    expect(otherAt).toBeLessThan(Math.max(...ended));
+  });
+
+  it('refuses what would wait more than 5 s with 429 and Retry-After, in the envelope', async () => {
+    const owner = await buildAccount(app, { email: 'flood-poller@example.com' });
+    const replies = await Promise.all(Array.from({ length: 30 }, () => call(app, 'GET', '/api/vms/conversations?limit=5', { token: owner.token })));
+    const refused = replies.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(replies.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(3 + 4 * 5);
+    expect(refused[0]!.body).toMatchObject({ message: 'Too many requests. Please try again later.' });
+    expect(Number(refused[0]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });

@@ -159,3 +159,42 @@ export class FairQueue {
     }
   }
 }
+
+/**
+ * Paces one kind of call per lane on this node (a token bucket per lane: `burst` at once, then
+ * `perSecond`): a call over the pace waits its turn instead of taking the CPU at once, so a
+ * tenant that calls in a tight loop gets `perSecond` calls a second and the node's CPU stays
+ * with the other tenants. The CPU is each node's own, so the pace is too (no Redis). A call that
+ * would wait longer than `maxWaitMs` is refused with `refuse(seconds until a turn)`, and waits
+ * nothing.
+ */
+export class LanePacer {
+  private readonly lanes = new Map<string, { tokens: number; at: number }>();
+  private sweepAt = 0;
+
+  constructor(
+    readonly burst: number,
+    readonly perSecond: number,
+    private readonly maxWaitMs: number,
+    private readonly refuse: (retryAfterSeconds: number) => Error,
+  ) {
+    if (!(burst >= 1 && perSecond > 0)) throw new Error('LanePacer needs a burst of at least 1 and a positive rate');
+  }
+
+  /** Resolves when the lane may make its call (at once while it is within its pace). */
+  async wait(lane: string = currentLane()): Promise<void> {
+    const now = Date.now();
+    if (now >= this.sweepAt) {
+      // A lane whose bucket refilled is the same as a new one.
+      for (const [k, b] of this.lanes) if (b.tokens + ((now - b.at) * this.perSecond) / 1000 >= this.burst) this.lanes.delete(k);
+      this.sweepAt = now + 10_000;
+    }
+    const b = this.lanes.get(lane);
+    const tokens = b ? Math.min(this.burst, b.tokens + ((now - b.at) * this.perSecond) / 1000) : this.burst;
+    // Tokens may go below zero: each waiting call holds its future token, so waiters keep their order.
+    const waitMs = tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 1000) / this.perSecond);
+    if (waitMs > this.maxWaitMs) throw this.refuse(Math.max(1, Math.ceil(waitMs / 1000)));
+    this.lanes.set(lane, { tokens: tokens - 1, at: now });
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+  }
+}

@@ -5,12 +5,14 @@ import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, consoleMe
 import { markConversationRead } from '../../commands/markConversationRead.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
+import { LanePacer, laneOfAccount } from '../../db/fair.js';
 import { HttpError, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { findVisibleVisitor } from '../../policies/conversations.js';
 import { presentMessage } from '../../presenters/message.js';
+import { TOO_MANY_REQUESTS } from '../../services/rateLimit.js';
 import { conversationListQuery, listConversations } from './inboxList.js';
 import { listMessages } from './messageList.js';
 import { searchAccount, searchQuery } from './search.js';
@@ -19,11 +21,19 @@ const secured = { security: [{ bearer: [] }] };
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
+  // One account's list calls are paced on this node (db/fair.ts LanePacer): a console polling in
+  // a tight loop gets its pace, the node's CPU and database stay with the other tenants.
+  const pace = app.config.consoleListPace ?? { perSecond: 20, burst: 40 };
+  const listPace = new LanePacer(pace.burst, pace.perSecond, 5000, (seconds) => Object.assign(new HttpError(429, TOO_MANY_REQUESTS, undefined, seconds), { limit: 'console-list' }));
+
   // Paged, filtered and counted (issue 16, inboxList.ts); without `limit` the SPEC answer, capped.
   app.get(
     '/conversations',
     { schema: { tags: ['conversations'], querystring: conversationListQuery, ...secured }, onRequest: authenticate },
-    async (request) => listConversations(app.db, request.actor, request.query),
+    async (request) => {
+      await listPace.wait(laneOfAccount(request.actor.accountId));
+      return listConversations(app.db, request.actor, request.query);
+    },
   );
 
   app.get('/search', { schema: { tags: ['conversations'], querystring: searchQuery, ...secured }, onRequest: authenticate }, async (request) =>
