@@ -61,17 +61,33 @@ export class Bm25 {
 
   /**
    * The best `limit` documents for the query terms, each score multiplied by boost(id); documents
-   * `accept` refuses are not scored at all (knowledge the asker may not see).
+   * `accept` refuses are not scored at all (knowledge the asker may not see). With `commonShare`,
+   * a term found in more than that share of the documents only adds to documents a rarer term
+   * already found (unless none did): on a large index the common words' long posting lists are
+   * what costs time, and they never make a document relevant alone.
    */
-  search(terms: string[], limit: number, boost: (id: number) => number = () => 1, accept?: (id: number) => boolean): Hit[] {
+  search(terms: string[], limit: number, boost?: (id: number) => number, accept?: (id: number) => boolean, commonShare?: number): Hit[] {
     const n = this.size;
     if (n === 0) return [];
     const avg = this.totalLength / n || 1;
     const scores = new Map<number, number>();
-    for (const t of new Set(terms)) {
-      const list = this.postings.get(t);
-      if (!list) continue;
+    const unique = [...new Set(terms)].filter((t) => this.postings.has(t));
+    // Rarest first, so the common terms find the candidate set already made.
+    unique.sort((a, b) => this.df(a) - this.df(b));
+    const common = commonShare === undefined ? Infinity : Math.max(1, commonShare * n);
+    for (const t of unique) {
+      const list = this.postings.get(t)!;
       const idf = this.idf(t);
+      const onlyKnown = list.size > common && scores.size > 0;
+      if (onlyKnown) {
+        for (const [id, s] of scores) {
+          const tf = list.get(id);
+          if (tf === undefined) continue;
+          const len = this.lengths.get(id) ?? 0;
+          scores.set(id, s + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
+        }
+        continue;
+      }
       for (const [id, tf] of list) {
         if (accept && !accept(id)) continue;
         const len = this.lengths.get(id) ?? 0;
@@ -80,7 +96,7 @@ export class Bm25 {
       }
     }
     const hits: Hit[] = [];
-    for (const [id, s] of scores) hits.push({ id, score: s * boost(id) });
+    for (const [id, s] of scores) hits.push({ id, score: boost ? s * boost(id) : s });
     hits.sort((a, b) => b.score - a.score || a.id - b.id);
     return hits.slice(0, limit);
   }

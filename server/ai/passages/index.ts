@@ -62,12 +62,14 @@ export interface PassageSearch {
  * Calibration of the passage confidence, fitted (bench/ai-eval `--fit`) on the tuning business
  * of the source kind only. `semantic` is 0 offline; with embeddings it adds evidence.
  */
-export const PASSAGE_CALIBRATION = { bias: -4.2, queryCoverage: 4.4, keyCoverage: 1.2, margin: 4.2, semantic: 3 };
+export const PASSAGE_CALIBRATION = { bias: -5.29, queryCoverage: 4.95, keyCoverage: 2.51, margin: 3.76, semantic: 3 };
 
 /** Without a heading or question, a passage's key terms are its page title's. */
 const KEY_REPEAT = 2;
 /** A related (learned) term matching counts this share of a real match. */
 const RELATED_SHARE = 0.5;
+/** A query term in more than this share of passages only refines the ranking of the others' hits. */
+const COMMON_SHARE = 0.05;
 /** Below this cosine, embeddings add no evidence (vectors of unrelated texts are rarely below 0). */
 const SEMANTIC_FLOOR = 0.3;
 
@@ -186,11 +188,11 @@ export class PassageIndex {
     for (const t of qset) {
       for (const [r, s] of rel.get(t) ?? []) if (!qset.has(r)) expansion.set(r, Math.max(expansion.get(r) ?? 0, s * RELATED_SHARE));
     }
-    const boost = (id: number) => Math.max(0.05, this.docs.get(id)?.passage.weight ?? 1);
-    const hits = this.bm25.search([...qset], limit * 5, boost);
+    // Feedback weight acts through the confidence (weightFactor); common words only refine (see Bm25.search).
+    const hits = this.bm25.search([...qset], limit * 5, undefined, undefined, COMMON_SHARE);
     const ids = new Map<number, number>(hits.map((h) => [h.id, h.score]));
     if (expansion.size) {
-      for (const h of this.bm25.search([...expansion.keys()], limit * 2, boost)) if (!ids.has(h.id)) ids.set(h.id, h.score * RELATED_SHARE);
+      for (const h of this.bm25.search([...expansion.keys()], limit * 2, undefined, undefined, COMMON_SHARE)) if (!ids.has(h.id)) ids.set(h.id, h.score * RELATED_SHARE);
     }
     // Vectors: the nearest passages join the candidates whatever their words.
     const semantic = new Map<number, number>();
