@@ -32,6 +32,7 @@ import aiAnswerRoutes from './routes/widget/aiAnswers.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
 import chatbotRoutes from './routes/chatbot/chatbot.js';
 import chatbotSourceRoutes from './routes/chatbot/sources.js';
+import chatbotSourceUsageRoutes from './routes/chatbot/sourceUsage.js';
 import statsRoutes from './routes/stats/stats.js';
 import paymentsRoutes from './routes/payments/payments.js';
 import chatLinkRoutes from './routes/chatLink/chatLink.js';
@@ -242,6 +243,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(publicWidgetSettingsRoutes, { prefix: '/api' });
   await app.register(chatbotRoutes, { prefix: '/api' });
   await app.register(chatbotSourceRoutes, { prefix: '/api' });
+  await app.register(chatbotSourceUsageRoutes, { prefix: '/api' });
   await app.register(paymentsRoutes, { prefix: '/api' });
   await app.register(chatLinkRoutes, { prefix: '/api' });
   // Issue 13, the visitor's side.

@@ -381,6 +381,18 @@ export interface AiSourceDto {
   created_at: string;
 }
 
+/** Issue 17: GET /api/chatbot/source-usage?ids=…: which source answered what, per source. */
+export interface AiSourceUsageDto {
+  /** Answers its passages gave. */
+  uses: number;
+  /** The team's feedback on those answers (re-weights the passage). */
+  helpful: number;
+  not_helpful: number;
+  /** Widget visitors' "Was this helpful?" votes on its answers (shown only, never re-weighting). */
+  visitor_helpful: number;
+  visitor_not_helpful: number;
+}
+
 /** GET /api/chatbot/sources/{id}/passages: what the assistant learned from a source. */
 export interface AiPassageDto {
   id: number;

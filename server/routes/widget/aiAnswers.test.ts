@@ -181,3 +181,41 @@ describe('Talk to a person', () => {
     expect(replyTimeText(3 * 86400)).toBe('Our team usually replies in about 3 days.');
   });
 });
+
+describe('which source answered what (console)', () => {
+  it("sums each source's answers, the team's feedback and the visitors' votes; Agents may not; another account's source has none", async () => {
+    const { owner, visitor, bot } = await answeringAccount();
+    const db = t.database.db;
+    const accountId = owner.user.account_id;
+    const [site, faq] = await db
+      .insert(aiSources)
+      .values([
+        { accountId, kind: 'website', name: 'example.com', url: 'https://example.com/' },
+        { accountId, kind: 'faq', name: 'faq.csv' },
+      ])
+      .returning();
+    const [p1] = await db
+      .insert(aiPassages)
+      .values([
+        { accountId, sourceId: site!.id, title: 'Shipping', text: 'a', uses: 3, helpful: 2, notHelpful: 0 },
+        { accountId, sourceId: site!.id, title: 'Returns', text: 'b', uses: 1, helpful: 0, notHelpful: 1 },
+      ])
+      .returning();
+    await db.update(aiAnswers).set({ passageId: p1!.id }).where(eq(aiAnswers.messageId, bot.id));
+    expect((await vote(visitor, bot.id, 'not_helpful')).status).toBe(200);
+
+    const other = await buildAccount(t.app);
+    const [foreign] = await db.insert(aiSources).values({ accountId: other.user.account_id, kind: 'faq', name: 'x.csv' }).returning();
+    await db.insert(aiPassages).values({ accountId: other.user.account_id, sourceId: foreign!.id, title: 'X', text: 'x', uses: 9 });
+
+    const res = await call(t.app, 'GET', `/api/chatbot/source-usage?ids=${site!.id},${faq!.id},${foreign!.id}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data[site!.id]).toEqual({ uses: 4, helpful: 2, not_helpful: 1, visitor_helpful: 0, visitor_not_helpful: 1 });
+    expect(res.body.data[faq!.id]).toEqual({ uses: 0, helpful: 0, not_helpful: 0, visitor_helpful: 0, visitor_not_helpful: 0 });
+    expect(res.body.data[foreign!.id].uses).toBe(0);
+
+    const agent = await buildMember(t.app, owner, 'Agent', { name: 'Agent Three' });
+    expect((await call(t.app, 'GET', `/api/chatbot/source-usage?ids=${site!.id}`, { token: agent.token })).status).toBe(403);
+    expect((await call(t.app, 'GET', '/api/chatbot/source-usage?ids=nope', { token: owner.token })).status).toBe(422);
+  });
+});
