@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { asc, inArray } from 'drizzle-orm';
+import { asc, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../db/client.js';
 import { pushOutbox } from '../db/schema.js';
@@ -10,42 +10,75 @@ export const NODE_ID = randomUUID();
 export interface PushRelaySettings {
   /** How often the table is looked at. */
   pollMs: number;
-  /** A row of a node that is gone, seen this long by this node, is pushed by this node. */
+  /** A row of a node that is gone, this old (the database's clock), is pushed by this node. */
   afterMs: number;
-  /** A row still there this long after this node first saw it is pushed whatever its node (a node cut off, or a lost push). */
+  /** A row still there this old is pushed whatever its node (a node cut off, or a lost push). */
   anywayMs: number;
   /** A row older than this is dropped unpushed: its clients have caught up from their cursor since. */
   staleMs: number;
+  /** A node deletes the rows it pushed together, this often (one statement per period, whatever the rate). */
+  deleteEveryMs: number;
 }
 
-export const PUSH_RELAY_SETTINGS: PushRelaySettings = { pollMs: 200, afterMs: 300, anywayMs: 5000, staleMs: 30_000 };
+export const PUSH_RELAY_SETTINGS: PushRelaySettings = { pollMs: 200, afterMs: 300, anywayMs: 5000, staleMs: 30_000, deleteEveryMs: 100 };
 
 /** Rows looked at per pass. */
 const BATCH = 500;
-/** Pushed rows are deleted together this often: well within `afterMs`, so a live node's rows are never relayed. */
-const DELETE_EVERY_MS = 100;
+
+const ids = sql.placeholder('ids');
+const ms = (name: string) => sql`${sql.placeholder(name)}::int * interval '1 millisecond'`;
+
+/** The statements of the hot path, prepared once per database (named: PostgreSQL plans them once per connection). */
+function statements(db: Db) {
+  return {
+    /** This node's pushed rows, one statement per period (one array parameter, whatever the count). */
+    deletePushed: db
+      .delete(pushOutbox)
+      .where(sql`${pushOutbox.messageId} = any(${ids}::bigint[])`)
+      .prepare('parley_push_outbox_done'),
+    /**
+     * Rows old enough to be another node's concern, oldest first. The young rows (the pushes in
+     * flight, deleted by their node within `deleteEveryMs`) are filtered out in the database: in the
+     * common case the answer is empty.
+     */
+    due: db
+      .select({
+        id: pushOutbox.messageId,
+        node: pushOutbox.node,
+        overdue: sql<boolean>`${pushOutbox.createdAt} < now() - ${ms('anyway')}`,
+      })
+      .from(pushOutbox)
+      .where(sql`${pushOutbox.createdAt} < now() - ${ms('after')}`)
+      .orderBy(asc(pushOutbox.messageId))
+      .limit(BATCH)
+      .prepare('parley_push_outbox_due'),
+  };
+}
 
 /**
  * Instant failover of message pushes (issue 15). Each chat message is stored with a
  * `push_outbox` row naming the node that stored it (commands/sendMessage.ts, same statement).
- * That node pushes it and then deletes the row (`pushed`, batched: one DELETE per node per
- * 100 ms, whatever the rate). Every node looks at the table every `pollMs`. A row seen for
- * `afterMs` (counted from when it became visible, i.e. committed) whose node is gone (`liveNodes`:
- * the nodes whose named Redis connection is open; a killed process's connections close at once)
- * belongs to a node that died between the commit and the push: it is locked (FOR UPDATE SKIP
- * LOCKED, so one node takes it), pushed and deleted in one transaction. A live but slow node's
- * rows are left to it (no double push under load) unless they stay `anywayMs`. At least once: a
- * node killed after its push but before its delete is pushed twice; clients merge by id.
+ * That node pushes it at once and then deletes the row (`pushed`, batched: one
+ * `DELETE ... WHERE message_id = ANY($1)` per node per `deleteEveryMs`, whatever the rate).
+ * Every node looks at the table every `pollMs` for rows older than `afterMs` (created_at, the
+ * database's clock: no clock skew between nodes), so the common case reads nothing. Such a row
+ * whose node is gone (`liveNodes`: the nodes whose named Redis connection is open; a killed
+ * process's connections close at once) belongs to a node that died between the commit and the
+ * push: it is locked (FOR UPDATE SKIP LOCKED, so one node takes it), pushed and deleted in one
+ * transaction. A live but slow node's rows are left to it (no double push under load) unless
+ * they are `anywayMs` old. At least once: a node killed after its push but before its delete is
+ * pushed twice; clients merge by id.
  */
 export class PushRelay {
-  /** Rows seen in the table: message id -> when this node first saw it. */
-  private seen = new Map<number, number>();
   /** Pushed by this node, not yet deleted. */
   private done: number[] = [];
+  /** Being deleted now (still this node's: never relayed by it). */
+  private deletingIds: number[] = [];
   private deleting: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private sql: ReturnType<typeof statements>;
   /** Rows this process pushed for another node. */
   relayed = 0;
 
@@ -59,7 +92,9 @@ export class PushRelay {
     private settings: PushRelaySettings = PUSH_RELAY_SETTINGS,
     /** Told how many messages each relay pass pushed (metrics). */
     private onRelayed?: (n: number) => void,
-  ) {}
+  ) {
+    this.sql = statements(db);
+  }
 
   start(): void {
     this.schedule();
@@ -67,11 +102,11 @@ export class PushRelay {
 
   /**
    * This node pushed the message: its row goes, with the others pushed within the next
-   * `DELETE_EVERY_MS` (one DELETE per node and period, whatever the message rate).
+   * `deleteEveryMs` (one DELETE per node and period, whatever the message rate).
    */
   pushed(messageId: number): void {
     this.done.push(messageId);
-    this.deleting ??= new Promise<void>((r) => setTimeout(r, DELETE_EVERY_MS).unref()).then(() => this.flush());
+    this.deleting ??= new Promise<void>((r) => setTimeout(r, this.settings.deleteEveryMs).unref()).then(() => this.flush());
   }
 
   async close(): Promise<void> {
@@ -82,13 +117,15 @@ export class PushRelay {
   }
 
   private async flush(): Promise<void> {
-    const ids = this.done.splice(0);
+    this.deletingIds = this.done;
+    this.done = [];
     try {
-      if (ids.length > 0) await this.db.delete(pushOutbox).where(inArray(pushOutbox.messageId, ids));
+      if (this.deletingIds.length > 0) await this.sql.deletePushed.execute({ ids: this.deletingIds });
     } catch (err) {
-      // Left in the table: another node pushes them again; clients drop doubles by id.
-      this.log.warn({ err, n: ids.length }, 'push outbox: could not delete pushed rows');
+      // Left in the table: another node pushes them again after `anywayMs`; clients drop doubles by id.
+      this.log.warn({ err, n: this.deletingIds.length }, 'push outbox: could not delete pushed rows');
     }
+    this.deletingIds = [];
     this.deleting = undefined;
     const more = this.done.pop();
     if (more !== undefined) this.pushed(more);
@@ -98,6 +135,7 @@ export class PushRelay {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.pass()
+        .then(() => undefined)
         .catch((err) => {
           if (!this.stopped) this.log.warn({ err }, 'push outbox relay pass failed');
         })
@@ -109,54 +147,39 @@ export class PushRelay {
     this.timer.unref();
   }
 
-  private async pass(): Promise<void> {
-    const rows = await this.db
-      .select({ id: pushOutbox.messageId, node: pushOutbox.node })
-      .from(pushOutbox)
-      .orderBy(asc(pushOutbox.messageId))
-      .limit(BATCH);
-    const now = Date.now();
-    const present = new Set(rows.map((r) => r.id));
-    for (const id of this.seen.keys()) if (!present.has(id)) this.seen.delete(id);
-    const mine = new Set(this.done);
+  /** One look at the table; the ids pushed (tests). */
+  async pass(): Promise<number[]> {
+    const rows = await this.sql.due.execute({ after: this.settings.afterMs, anyway: this.settings.anywayMs });
+    if (rows.length === 0) return [];
+    const mine = new Set([...this.done, ...this.deletingIds]);
     const due: number[] = [];
     const ifGone: { id: number; node: string }[] = [];
-    for (const { id, node } of rows) {
-      const first = this.seen.get(id);
-      if (first === undefined) {
-        this.seen.set(id, now);
-        continue;
-      }
+    for (const { id, node, overdue } of rows) {
       if (mine.has(id)) continue;
-      if (now - first >= this.settings.anywayMs) due.push(id);
-      else if (now - first >= this.settings.afterMs && node !== NODE_ID) ifGone.push({ id, node });
+      if (overdue) due.push(id);
+      else if (node !== NODE_ID) ifGone.push({ id, node });
     }
     if (ifGone.length > 0) {
       const live = await this.liveNodes();
       if (live) for (const r of ifGone) if (!live.has(r.node)) due.push(r.id);
     }
-    if (due.length === 0 || this.stopped) return;
-    await this.db.transaction(async (tx) => {
+    if (due.length === 0 || this.stopped) return [];
+    due.sort((a, b) => a - b);
+    return this.db.transaction(async (tx) => {
       const claimed = await tx
-        .select({ id: pushOutbox.messageId, createdAt: pushOutbox.createdAt })
+        .select({ id: pushOutbox.messageId, stale: sql<boolean>`${pushOutbox.createdAt} < now() - ${this.settings.staleMs}::int * interval '1 millisecond'` })
         .from(pushOutbox)
-        .where(inArray(pushOutbox.messageId, due))
+        .where(sql`${pushOutbox.messageId} = any(${sql.param(due)}::bigint[])`)
         .orderBy(asc(pushOutbox.messageId))
         .for('update', { skipLocked: true });
-      if (claimed.length === 0) return;
-      const staleBefore = Date.now() - this.settings.staleMs;
-      const fresh = claimed.filter((r) => r.createdAt.getTime() >= staleBefore).map((r) => r.id);
+      if (claimed.length === 0) return [];
+      const fresh = claimed.filter((r) => !r.stale).map((r) => r.id);
       const pushed = fresh.length > 0 ? await this.push(tx, fresh) : 0;
-      await tx.delete(pushOutbox).where(
-        inArray(
-          pushOutbox.messageId,
-          claimed.map((r) => r.id),
-        ),
-      );
+      await tx.delete(pushOutbox).where(sql`${pushOutbox.messageId} = any(${sql.param(claimed.map((r) => r.id))}::bigint[])`);
       this.relayed += pushed;
       this.onRelayed?.(pushed);
       this.log.warn({ pushed, dropped: claimed.length - fresh.length }, 'push outbox: pushed messages another node stored but did not push');
+      return fresh;
     });
-    for (const id of due) this.seen.delete(id);
   }
 }

@@ -15,9 +15,17 @@ const LIVE_CACHE_MS = 2000;
 /** Live socket presence (the ids of members with a console socket), registered by the real-time layer for its app's database. */
 const livePresence = new WeakMap<Db, { check: (accountId: string) => Promise<number[]>; cache: TtlCache<string, number[]> }>();
 
+/**
+ * Accounts known to have an agent online, until when (per database): asked on every visitor
+ * message (offline-message rule, the assistant), so a yes is kept `LIVE_CACHE_MS`. A no is never
+ * kept: an agent who just signed in counts at once.
+ */
+const onlineUntil = new WeakMap<Db, Map<string, number>>();
+
 /** A console socket of the account came or went on this node, or a member changed availability: forget the cached answer. */
 export function forgetPresence(db: Db, accountId: string): void {
   livePresence.get(db)?.cache.forget(accountId);
+  onlineUntil.get(db)?.delete(accountId);
 }
 
 export function useLivePresence(db: Db, check: (accountId: string) => Promise<number[]>): void {
@@ -43,12 +51,18 @@ export function presentMembers(live: number[], now = new Date()): SQL {
  * Whether any member of the account is online for visitors: present (socket or recent session)
  * and available ('online', not 'away'; PRODUCT.md section 11).
  */
-export async function isAgentOnline(db: Db, accountId: string, now = new Date()): Promise<boolean> {
+export async function isAgentOnline(db: Db, accountId: string, at?: Date): Promise<boolean> {
+  let known = onlineUntil.get(db);
+  if (!at && (known?.get(accountId) ?? 0) > Date.now()) return true;
   const live = await liveMemberIds(db, accountId);
   const [row] = await db
     .select({ id: users.id })
     .from(users)
-    .where(and(eq(users.accountId, accountId), eq(users.availability, 'online'), presentMembers(live, now)))
+    .where(and(eq(users.accountId, accountId), eq(users.availability, 'online'), presentMembers(live, at ?? new Date())))
     .limit(1);
-  return row !== undefined;
+  if (row === undefined || at) return row !== undefined;
+  if (!known) onlineUntil.set(db, (known = new Map()));
+  if (known.size >= 10_000) known.clear();
+  known.set(accountId, Date.now() + LIVE_CACHE_MS);
+  return true;
 }

@@ -6,7 +6,7 @@ import { defineJob, JOB_TOPIC, type JobContext } from '../jobs/types.js';
 import { writeOutbox } from '../outbox/outbox.js';
 import { escapeHtml } from '../services/html.js';
 import { OutboundError, outboundRequest } from '../services/outbound.js';
-import { deliverJobKey } from './enqueue.js';
+import { deliverJobKey, forgetWebhookEndpoints } from './enqueue.js';
 import { signWebhook } from './sign.js';
 
 const payload = z.object({ accountId: z.uuid(), endpointId: z.uuid(), orderingKey: z.string().min(1).max(200) });
@@ -110,6 +110,7 @@ async function pauseEndpoint(ctx: JobContext, endpointId: string, accountId: str
     .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active')))
     .returning({ id: webhookEndpoints.id });
   if (!paused) return;
+  forgetWebhookEndpoints(ctx.db, accountId);
   const [owner] = await ctx.db
     .select({ email: users.email, name: users.name })
     .from(users)

@@ -12,6 +12,7 @@ import { audit } from '../../services/audit.js';
 import { checkUrl } from '../../services/outbound.js';
 import { requireVerifiedOwner } from '../auth/verifyEmail.js';
 import { newWebhookSecret } from '../../webhooks/sign.js';
+import { forgetWebhookEndpoints } from '../../webhooks/enqueue.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['integrations'];
@@ -117,6 +118,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance): Promise<
         await audit(request, 'webhook.created', `webhook:${inserted.id}`, { url, events: inserted.events }, tx);
         return inserted;
       });
+      forgetWebhookEndpoints(app.db, actor.accountId);
       reply.code(201);
       return { message: 'success' as const, data: { ...presentWebhookEndpoint(row), secret } };
     },
@@ -148,6 +150,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance): Promise<
         await audit(request, 'webhook.updated', `webhook:${current.id}`, { url: changes.url, events: changes.events, status: changes.status }, tx);
         return updated!;
       });
+      forgetWebhookEndpoints(app.db, current.accountId);
       if (row.status === 'active' && current.status === 'paused') await kick(row.accountId, row.id);
       return { message: 'success' as const, data: presentWebhookEndpoint(row) };
     },
@@ -162,6 +165,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance): Promise<
         await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
         await audit(request, 'webhook.deleted', `webhook:${current.id}`, { url: current.url }, tx);
       });
+      forgetWebhookEndpoints(app.db, current.accountId);
       return { message: 'success' as const };
     },
   );
