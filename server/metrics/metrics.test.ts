@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor } from '../test/chatFactories.js';
-import { connect, connected, listen } from '../test/sockets.js';
+import { connect, connected, listen, next } from '../test/sockets.js';
 
 /** Issue 15: an operator's /metrics, moved by real traffic; docker/'s Prometheus and Grafana files name only real metrics. */
 let t: TestApp;
@@ -98,6 +98,42 @@ describe('GET /metrics moves with real traffic', () => {
     expect(sample(after, 'parley_http_request_duration_seconds_count', { route: '/api/vms/register', status: '429' })).toBe(1);
     expect(sample(after, 'parley_db_pool_waiting')).toBe(0);
     expect(sample(after, 'parley_jobs_pending')).toBeGreaterThanOrEqual(0);
+  });
+
+  it("observes each message's delivery ack from the other side (console and widget), once per message, ignoring made-up acks", async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const widget = connect(base, { widget_key: owner.widgetKey, visitor_token: visitor.token });
+    const agent = connect(base, { token: owner.token });
+    await Promise.all([connected(widget), connected(agent)]);
+    const ackCount = async (kind: string) => sample(await scrape(), 'parley_message_ack_seconds_count', { kind }) ?? 0;
+    const before = { console: await ackCount('console'), widget: await ackCount('widget') };
+
+    // The visitor writes; the agent's console acks on receipt.
+    const atAgent = next<{ message: { id: number; created_at: string } }>(agent, 'message.created');
+    expect((await call(t.app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'Ack me' } })).status).toBe(201);
+    const { message } = await atAgent;
+    agent.emit('message.delivered', { id: message.id, created_at: message.created_at });
+    await eventually(async () => (await ackCount('console')) === before.console + 1, 'console ack observed');
+    // The same message acked again, an ack of a message received an hour ago, and junk: not counted.
+    agent.emit('message.delivered', { id: message.id, created_at: message.created_at });
+    agent.emit('message.delivered', { id: message.id + 1000, created_at: new Date(Date.now() - 3_600_000).toISOString() });
+    agent.emit('message.delivered', { id: 'x', created_at: 'never' });
+    agent.emit('message.delivered', null);
+
+    // The agent answers; the visitor's widget acks.
+    const atWidget = next<{ message: { id: number; created_at: string; sender_type?: string } }>(widget, 'message.created', (p) => p.message.id > message.id);
+    const reply = await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: visitor.id, message: 'Got it' } });
+    expect(reply.status).toBe(201);
+    const answer = (await atWidget).message;
+    widget.emit('message.delivered', { id: answer.id, created_at: answer.created_at });
+    await eventually(async () => (await ackCount('widget')) === before.widget + 1, 'widget ack observed');
+
+    const body = await scrape();
+    expect(sample(body, 'parley_message_ack_seconds_count', { kind: 'console' })).toBe(before.console + 1);
+    // Observed from receipt: well under the 10 s bucket.
+    expect(sample(body, 'parley_message_ack_seconds_bucket', { kind: 'console', le: '10' })).toBe(before.console + 1);
+    widget.close();
+    agent.close();
   });
 
   it("docker/'s alert rules and Grafana dashboard are valid and name only metrics this node serves", async () => {

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { EVENTS } from '@parley/shared';
 import { jobDefinitions } from '../jobs/registry.js';
 import { serveMetrics } from '../routes/health/metrics.js';
 
@@ -28,6 +29,11 @@ type AdapterLike = { pubClient?: EventSource & { isReady?: boolean }; subClient?
 
 /** Latency buckets (seconds) for HTTP calls and message delivery: 1 ms to 10 s. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** An ack this long after its message's receipt is not a delivery figure (a replay, a client long asleep). */
+const ACK_MAX_MS = 10 * 60_000;
+/** The database's clock (created_at) may run this far ahead of the node's. */
+const ACK_SKEW_MS = 5000;
 
 /**
  * One prom-client registry per app (several apps in one process in tests), every series labelled
@@ -88,6 +94,14 @@ export function registerMetrics(app: FastifyInstance): void {
     registers,
   });
 
+  const acked = new Histogram({
+    name: 'parley_message_ack_seconds',
+    help: "From a message received by the server (its created_at) to the other side's delivery ack (message.delivered), by the acking socket's kind.",
+    labelNames: ['kind'],
+    buckets: BUCKETS,
+    registers,
+  });
+
   // The PostgreSQL pool (drizzle's $client); the embedded PGlite has none and shows zeros.
   const pool = (app.db as unknown as { $client?: Partial<PoolLike> }).$client;
   const poolErrors = new Counter({ name: 'parley_db_pool_errors_total', help: 'Errors of idle pooled PostgreSQL connections (lost server).', registers });
@@ -139,6 +153,17 @@ export function registerMetrics(app: FastifyInstance): void {
       const kind = (socket.data as { kind?: string }).kind ?? 'widget';
       connects.inc({ kind });
       socket.on('disconnect', () => disconnects.inc({ kind }));
+      // Each message counts once per socket (ids only grow), and only when received lately: a
+      // client cannot replay or invent old acks to bend the figure. No SQL, no Redis.
+      let lastAcked = 0;
+      socket.on(EVENTS.messageDelivered, (p: unknown) => {
+        const { id, created_at } = (p ?? {}) as { id?: unknown; created_at?: unknown };
+        if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= lastAcked || typeof created_at !== 'string') return;
+        const ms = Date.now() - Date.parse(created_at);
+        if (!(ms > -ACK_SKEW_MS && ms < ACK_MAX_MS)) return;
+        lastAcked = id;
+        acked.observe({ kind }, Math.max(0, ms) / 1000);
+      });
     });
   });
 

@@ -41,6 +41,12 @@ export const EVENTS = {
    * usual backoff, and catch up as after any reconnect. Payload ReconnectHintPayload.
    */
   serverReconnect: 'server.reconnect',
+  /**
+   * console and widget -> server, no ack: a pushed message.created reached this client (sent on
+   * receipt, before any rendering). The server observes the time from the message's receipt
+   * (its created_at) to this ack (`parley_message_ack_seconds`). Payload MessageDeliveredPayload.
+   */
+  messageDelivered: 'message.delivered',
 } as const;
 export type EventName = (typeof EVENTS)[keyof typeof EVENTS];
 
@@ -67,6 +73,11 @@ export interface SeenPayload {
   visitor_id?: string;
   last_id: number;
   by?: 'visitor' | 'agent';
+}
+export interface MessageDeliveredPayload {
+  /** The message's id and created_at, as message.created carried them. */
+  id: number;
+  created_at: string;
 }
 export interface SendPayload {
   /** Console only. */
