@@ -47,8 +47,8 @@ rmSync('dist/chunks', { recursive: true, force: true });
 mkdirSync('dist/chunks');
 const lazy = {};
 const lazySizes = [];
-for (const name of ['rating', 'transcript', 'proactive', 'aiAnswer']) {
-  const out = await build({ ...common, entryPoints: [`src/ui/${name}.ts`], format: 'esm', outfile: `dist/chunks/${name}.js` });
+for (const name of ['rating', 'transcript', 'proactive', 'aiAnswer', 'refusals', 'polling']) {
+  const out = await build({ ...common, entryPoints: [`src/ui/${name}.ts`], format: 'esm', outfile: `dist/chunks/${name}.js`, define: { __LANG_HASH__: JSON.stringify(langHash) } });
   const code = out.outputFiles.find((f) => f.path.endsWith('.js')).contents;
   const file = `chunks/${name}-${createHash('sha256').update(code).digest('hex').slice(0, 10)}.js`;
   writeFileSync(`dist/${file}`, code);

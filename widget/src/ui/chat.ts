@@ -7,8 +7,8 @@ import { attachmentProblem, isImageFile, localFileFields, localUploadError } fro
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
-import { browserTimeZone, widgetLanguage } from '../lang.js';
-import { loadTexts, refusalText, warmRefusals, type Texts } from './i18n.js';
+import { browserTimeZone } from '../lang.js';
+import { loadTexts, type Texts } from './i18n.js';
 import { type ChatMessage, lastStoredId, mergeMessages } from './merge.js';
 import { type Channels, SendError, deliver, isChatLimit, isRateLimited, isRetryable, newClientId } from './outbox.js';
 import { absolute, h, icon } from './dom.js';
@@ -117,10 +117,14 @@ export class Chat {
     this.ctx.report(kind, detail);
   }
 
-  /** A refusal in the visitor's language (the server's code; i18n.ts), else the server's words. */
+  /** A refusal in the visitor's language (the server's code; refusals.ts, loaded on the first one), else the server's words. */
   private say(err: unknown): Promise<string> {
-    const e = err instanceof Error ? (err as Error & { status?: number; code?: string }) : new Error(String(err));
-    return refusalText({ message: e.message, status: (e as { status?: number }).status, code: (e as { code?: string }).code }, this.view.t, this.view.lang, this.ctx.base);
+    const e: Error & { status?: number; code?: string } = err instanceof Error ? err : new Error(String(err));
+    const refusal = { message: e.message, status: e.status, code: e.code };
+    return loadFeature(this.ctx.base, 'refusals').then(
+      (m) => m.refusalText(refusal, this.view.t, this.view.lang, this.ctx.base),
+      () => refusal.message,
+    );
   }
 
     private failed(err: unknown): void {
@@ -401,7 +405,7 @@ export class Chat {
       const stored = await deliver({ client_id: clientId, message: m.message, image: this.images.get(clientId) }, channels);
       this.images.delete(clientId);
       this.receive([stored]);
-      warmRefusals(this.view.lang, this.ctx.base);
+      loadFeature(this.ctx.base, 'refusals').then((m) => m.warmRefusals(this.view.lang, this.ctx.base), () => {});
     } catch (err) {
       this.failed(err);
       if (isRateLimited(err)) {
@@ -513,7 +517,7 @@ export class Chat {
 
 /** Called by the loader with its context; replays the commands queued before the UI arrived. */
 export async function boot(ctx: LoaderContext): Promise<void> {
-  const lang = ctx.lang ?? widgetLanguage(ctx.settings.language);
+  const lang = ctx.lang ?? 'en'; // the loader picked it (lang.ts), so the UI chunk carries no language picker
   // Greetings in the visitor's language when the owner wrote them (issue 13), the default ones otherwise.
   const greetings = ctx.settings.greetings_by_language?.[lang];
   if (greetings?.initial_greeting) ctx.settings = { ...ctx.settings, ...greetings };

@@ -6,7 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES } from '../../../shared/src/errorCodes.js';
 import { ERROR_TABLE } from './errorTexts.js';
 import { widgetLanguage } from '../lang.js';
-import { EN, ERROR_KEYS, LANGUAGES, PLURAL_KEYS, browserLanguages, isRtl, parseTexts, pickLanguage, plural, refusalKey, refusalText } from './i18n.js';
+import { EN, LANGUAGES, PLURAL_KEYS, browserLanguages, isRtl, parseTexts, pickLanguage, plural } from './i18n.js';
+import { ERROR_KEYS, refusalKey, refusalText } from './refusals.js';
 import { TABLE } from './texts.js';
 
 describe('languages', () => {

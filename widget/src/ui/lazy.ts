@@ -6,12 +6,16 @@ import type * as Rating from './rating.js';
 import type * as Transcript from './transcript.js';
 import type * as Proactive from './proactive.js';
 import type * as AiAnswer from './aiAnswer.js';
+import type * as Refusals from './refusals.js';
+import type * as Polling from './polling.js';
 
 interface Modules {
   rating: typeof Rating;
   transcript: typeof Transcript;
   proactive: typeof Proactive;
   aiAnswer: typeof AiAnswer;
+  refusals: typeof Refusals;
+  polling: typeof Polling;
 }
 
 /** Replaced at build time with { name: 'chunks/<name>-<hash>.js' } (build.mjs). */

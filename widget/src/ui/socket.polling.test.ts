@@ -2,7 +2,11 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pollingPipe } from './polling.js';
 import { MiniSocket } from './socket.js';
+
+/** The long-polling chunk, handed over as the built widget fetches it (lazy.ts). */
+const polling = async () => pollingPipe;
 
 /** A real Socket.IO server (the library the Parley server runs), so the widget's wire format is checked against it. */
 let http: HttpServer;
@@ -64,7 +68,7 @@ const until = async (ok: () => boolean, ms = 3000): Promise<void> => {
 describe('MiniSocket over long-polling', () => {
   it('without WebSocket in the browser, connects by polling: acks, server events and pings keep it alive', async () => {
     vi.stubGlobal('WebSocket', undefined);
-    const s = new MiniSocket(url, () => ({ token: 'good' }));
+    const s = new MiniSocket(url, () => ({ token: 'good' }), polling);
     await until(() => s.connected);
     expect(s.transport).toBe('polling');
     expect(transports).toEqual(['polling']);
@@ -89,7 +93,7 @@ describe('MiniSocket over long-polling', () => {
     BlockedWebSocket.tried = 0;
     vi.stubGlobal('WebSocket', BlockedWebSocket);
     const started = Date.now();
-    const s = new MiniSocket(url, () => ({ token: 'good' }));
+    const s = new MiniSocket(url, () => ({ token: 'good' }), polling);
     await until(() => s.connected);
     // No backoff wait before the fallback (the first retry would be 0.5-1 s).
     expect(Date.now() - started).toBeLessThan(500);
@@ -100,7 +104,7 @@ describe('MiniSocket over long-polling', () => {
 
   it('a refused handshake over polling is reported with its status and not retried (401)', async () => {
     vi.stubGlobal('WebSocket', undefined);
-    const s = new MiniSocket(url, () => ({ token: 'bad' }));
+    const s = new MiniSocket(url, () => ({ token: 'bad' }), polling);
     const errors: { message: string; data?: { status?: number } }[] = [];
     s.on('connect_error', (e: { message: string; data?: { status?: number } }) => errors.push(e));
     await until(() => errors.length > 0);
@@ -112,7 +116,7 @@ describe('MiniSocket over long-polling', () => {
 
   it('when the server drops the session, reconnects by polling and says so', async () => {
     vi.stubGlobal('WebSocket', undefined);
-    const s = new MiniSocket(url, () => ({ token: 'good' }));
+    const s = new MiniSocket(url, () => ({ token: 'good' }), polling);
     const events: string[] = [];
     s.on('connect', () => events.push('connect'));
     s.on('disconnect', () => events.push('disconnect'));
@@ -129,7 +133,7 @@ describe('MiniSocket over long-polling', () => {
     vi.stubGlobal('WebSocket', BlockedWebSocket);
     // engine.io refuses every new session, as a draining node does.
     (io.engine as unknown as { opts: { allowRequest: (r: unknown, fn: (e: string, ok: boolean) => void) => void } }).opts.allowRequest = (_r, fn) => fn('draining', false);
-    const s = new MiniSocket(url, () => ({ token: 'good' }));
+    const s = new MiniSocket(url, () => ({ token: 'good' }), polling);
     // A second WebSocket try (it stayed on polling before the fix: one try only).
     await until(() => BlockedWebSocket.tried >= 2, 3000);
     expect(s.connected).toBe(false);

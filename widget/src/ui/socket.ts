@@ -10,14 +10,14 @@
  *   polling fails as well (server down or draining), the next attempt starts with WebSocket again.
  * When both fail the chat falls back to the REST calls with 10 s polling.
  */
+import { loadFeature } from './lazy.js';
+
 type Handler = (data: never) => void;
 
 /** 2^5 s > 30 s: the longest backoff. */
 const MAX_BACKOFF_STEP = 5;
 /** How long a transport may take to say Engine.IO's open before it counts as blocked. */
 const OPEN_TIMEOUT_MS = 5000;
-/** Engine.IO v4 separates the packets of one polling payload with the record separator. */
-const SEPARATOR = '\x1e';
 
 export interface SocketEvents {
   connect: () => void;
@@ -30,10 +30,14 @@ export interface SocketEvents {
 }
 
 /** One Engine.IO connection: frames out, frames in, one `onEnd` when it is over. */
-interface Pipe {
+export interface Pipe {
   send(frame: string): void;
   close(): void;
 }
+export type PipeFactory = (url: string, onFrame: (f: string) => void, onEnd: () => void) => Pipe;
+
+/** The long-polling transport (polling.ts) is its own chunk, fetched only when a WebSocket cannot be used. */
+const lazyPolling = (url: string): Promise<PipeFactory> => loadFeature(url, 'polling').then((m) => m.pollingPipe);
 
 function webSocketPipe(url: string, onFrame: (f: string) => void, onEnd: () => void): Pipe {
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`);
@@ -41,66 +45,6 @@ function webSocketPipe(url: string, onFrame: (f: string) => void, onEnd: () => v
   ws.onclose = onEnd;
   ws.onerror = () => ws.close();
   return { send: (f) => ws.send(f), close: () => ws.close() };
-}
-
-/**
- * Engine.IO long-polling. The server refuses overlapping GETs or POSTs ("overlap from client"),
- * so one GET is held at a time and frames written meanwhile wait for the POST in flight.
- */
-export function pollingPipe(url: string, onFrame: (f: string) => void, onEnd: () => void): Pipe {
-  const base = `${url}/socket.io/?EIO=4&transport=polling`;
-  let sid = '';
-  let over = false;
-  let queue: string[] = [];
-  let posting = false;
-  const abort = new AbortController();
-  const end = (): void => {
-    if (over) return;
-    over = true;
-    abort.abort();
-    onEnd();
-  };
-  const get = (): void => {
-    if (over) return;
-    fetch(`${base}${sid && `&sid=${sid}`}&t=${Date.now().toString(36)}`, { signal: abort.signal, cache: 'no-store' })
-      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
-      .then((body) => {
-        for (const frame of body.split(SEPARATOR)) {
-          if (over) return;
-          if (!sid && frame[0] === '0') sid = (JSON.parse(frame.slice(1)) as { sid: string }).sid;
-          if (frame === '1' || frame === '6') return end(); // close; noop answers a GET on upgrade
-          onFrame(frame);
-        }
-        get();
-      })
-      .catch(end);
-  };
-  const flush = (): void => {
-    if (over || posting || !queue.length || !sid) return;
-    posting = true;
-    const body = queue.join(SEPARATOR);
-    queue = [];
-    fetch(`${base}&sid=${sid}`, { method: 'POST', body, signal: abort.signal })
-      .then((r) => {
-        if (!r.ok) throw new Error(String(r.status));
-        posting = false;
-        flush();
-      })
-      .catch(end);
-  };
-  get();
-  return {
-    send(frame) {
-      queue.push(frame);
-      flush();
-    },
-    close() {
-      if (over) return;
-      // Tell the server now (it would otherwise wait for the ping timeout), then stop.
-      if (sid) fetch(`${base}&sid=${sid}`, { method: 'POST', body: '1', keepalive: true }).catch(() => {});
-      end();
-    },
-  };
 }
 
 export class MiniSocket {
@@ -123,6 +67,8 @@ export class MiniSocket {
   constructor(
     private readonly url: string,
     private readonly auth: () => object,
+    /** Where the long-polling transport comes from (its lazily loaded chunk; tests hand it over). */
+    private readonly polling: (url: string) => Promise<PipeFactory> = lazyPolling,
   ) {
     this.open();
   }
@@ -180,16 +126,28 @@ export class MiniSocket {
     let pipe: Pipe | undefined;
     const onFrame = (f: string): unknown => this.pipe === pipe && this.receive(f);
     const onEnd = (): unknown => this.pipe === pipe && this.dropped();
-    try {
-      pipe = (this.transport === 'websocket' ? webSocketPipe : pollingPipe)(this.url, onFrame, onEnd);
-    } catch {
-      // A WebSocket the page forbids (its CSP, a patched constructor) throws: long-poll instead.
-      this.transport = 'polling';
-      pipe = pollingPipe(this.url, onFrame, onEnd);
+    const started = (p: Pipe): void => {
+      pipe = this.pipe = p;
+      // A proxy may accept the upgrade and then pass nothing: no Engine.IO open within 5 s ends the try.
+      setTimeout(() => !this.opened && this.pipe === p && p.close(), OPEN_TIMEOUT_MS);
+    };
+    if (this.transport === 'websocket') {
+      try {
+        return started(webSocketPipe(this.url, onFrame, onEnd));
+      } catch {
+        // A WebSocket the page forbids (its CSP, a patched constructor) throws: long-poll instead.
+        this.transport = 'polling';
+      }
     }
-    this.pipe = pipe;
-    // A proxy may accept the upgrade and then pass nothing: no Engine.IO open within 5 s ends the try.
-    setTimeout(() => !this.opened && this.pipe === pipe && pipe.close(), OPEN_TIMEOUT_MS);
+    // Long-polling: its code first (a chunk of its own), unless this socket was closed meanwhile.
+    const loading: Pipe = { send() {}, close: () => this.pipe === loading && this.dropped() };
+    this.pipe = loading;
+    Promise.resolve(this.url)
+      .then(this.polling)
+      .then(
+        (make) => this.pipe === loading && !this.closed && started(make(this.url, onFrame, onEnd)),
+        () => this.pipe === loading && this.dropped(),
+      );
   }
 
   private receive(frame: string): void {
