@@ -28,7 +28,7 @@ function chunksOf(business: string, source: string, targetWords?: number) {
 
 const words = (s: string): string[] => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-describe.each(['dental', 'saas'])('the %s business sources', (business) => {
+describe.each(['dental', 'saas', 'tuning-cycles'])('the %s business sources', (business) => {
   const questions = (JSON.parse(fs.readFileSync(path.join(data, business, 'questions.json'), 'utf8')) as { questions: Question[] }).questions;
 
   it('every question is answered word for word inside one passage of its source', () => {

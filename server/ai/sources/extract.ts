@@ -31,6 +31,8 @@ export interface SourceDocument {
   /** <meta name="robots"> asked not to index the page / not to follow its links. */
   noindex: boolean;
   nofollow: boolean;
+  /** A PDF's page count (other documents are one page). */
+  pages?: number;
 }
 
 export interface FaqRow {
@@ -193,7 +195,7 @@ export async function pdfToDocument(data: Uint8Array, name: string): Promise<Sou
     throw new SourceFormatError(`The PDF file could not be read (${(e as Error).message}).`);
   }
   const sections = pages.flatMap((page) => textToDocument(page, name).sections);
-  return { title: name, url: null, sections, links: [], noindex: false, nofollow: false };
+  return { title: name, url: null, sections, links: [], noindex: false, nofollow: false, pages: pages.length };
 }
 
 /** A Word (.docx) file: converted to HTML (headings kept) and read like a page. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { and, asc, eq, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type AiSourceDto, SOURCE_FILE_MAX_BYTES } from '@parley/shared';
+import { hasProfessional } from '../../billing/limits.js';
 import type { Db } from '../../db/client.js';
 import { aiPassages, aiSources } from '../../db/schema.js';
 import { DeferJob, defineJob, JOB_TOPIC, type JobContext, type JobQueue } from '../../jobs/types.js';
@@ -147,7 +148,7 @@ async function readSource(source: SourceRow, deps: RefreshDeps): Promise<Read> {
   const doc = await fileToDocument(bytes, ext, source.name);
   const chunks = chunkDocument(doc);
   if (!chunks.length) throw new RefreshFailure(ext === 'pdf' ? 'The document has no text to read (a scanned PDF has only pictures of text).' : 'The document has no text to read.');
-  return { chunks, pageCount: 1, notes: '' };
+  return { chunks, pageCount: doc.pages ?? 1, notes: '' };
 }
 
 export interface RefreshDeps {
@@ -164,6 +165,18 @@ export interface RefreshDeps {
  */
 export async function refreshSource(deps: RefreshDeps, accountId: string, sourceId: string, now = new Date()): Promise<Date | null> {
   const { db } = deps;
+  const [current] = await db
+    .select({ status: aiSources.status, kind: aiSources.kind })
+    .from(aiSources)
+    .where(and(eq(aiSources.id, sourceId), eq(aiSources.accountId, accountId)));
+  if (!current) return null; // removed since
+  // A website's daily refresh (not one the owner queued: status 'queued') waits while the account
+  // is without the assistant's plan; its passages stay.
+  if (current.kind === 'website' && current.status !== 'queued' && !(await hasProfessional(db, accountId, now))) {
+    const next = new Date(now.getTime() + sourceSettings.refreshEveryMs);
+    await db.update(aiSources).set({ nextRefreshAt: next }).where(eq(aiSources.id, sourceId));
+    return next;
+  }
   const [source] = await db
     .update(aiSources)
     .set({ status: 'refreshing', updatedAt: now })

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceSettings } from '../../ai/sources/ingest.js';
+import { enqueueDueSources, refreshSource, sourceJobKey, sourceSettings } from '../../ai/sources/ingest.js';
 import { startTestSite, type TestSite } from '../../ai/sources/testSite.js';
-import { aiPassages, aiSources, auditLog, storedFiles, subscriptions } from '../../db/schema.js';
+import { aiPassages, aiSources, auditLog, jobs, outbox, storedFiles, subscriptions } from '../../db/schema.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { callMultipart, TINY_PNG } from '../../test/multipart.js';
@@ -292,5 +292,39 @@ describe('the assistant answers from what it learned', () => {
     expect((await call(t.app, 'DELETE', `/api/chatbot/sources/${faq.id}`, { token: owner.token })).status).toBe(200);
     const again = await ask('Do you make wedding cakes?');
     expect(again.content).not.toContain('six weeks ahead');
+  });
+});
+
+describe('the schedule', () => {
+  it('a website whose job was lost is queued again by the sweep; without the plan its daily refresh waits', async () => {
+    const owner = await buildAccount(t.app);
+    const id = (await addSite(owner.token, `${site.origin}/`)).body.data.id;
+    const first = await settled(owner.token, id);
+    expect(first.status).toBe('ready');
+
+    // The job is lost and the refresh is overdue: the sweep queues it, the runner refreshes.
+    await t.app.jobs.cancel(sourceJobKey(id));
+    await db().update(aiSources).set({ nextRefreshAt: new Date(Date.now() - 2 * 3_600_000) }).where(eq(aiSources.id, id));
+    expect(await enqueueDueSources(db())).toBe(1);
+    const until = Date.now() + 20_000;
+    while ((await settled(owner.token, id)).last_refreshed_at === first.last_refreshed_at && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const second = await settled(owner.token, id);
+    expect(Date.parse(second.last_refreshed_at)).toBeGreaterThan(Date.parse(first.last_refreshed_at));
+    // Its job is pending again (deferred to tomorrow): a sweep now joins it, no second job.
+    await db().update(aiSources).set({ nextRefreshAt: new Date(Date.now() - 2 * 3_600_000) }).where(eq(aiSources.id, id));
+    await enqueueDueSources(db());
+    t.app.jobs.wake();
+    const relayed = Date.now() + 10_000;
+    while ((await db().select().from(outbox).where(eq(outbox.dedupeKey, sourceJobKey(id)))).length && Date.now() < relayed) await new Promise((r) => setTimeout(r, 30));
+    const pending = await db().select().from(jobs).where(eq(jobs.dedupeKey, sourceJobKey(id)));
+    expect(pending.map((j) => [j.status, j.runAt.getTime() > Date.now() + 86_000_000])).toEqual([['pending', true]]);
+
+    // On Starter, the daily refresh does not crawl; the passages stay.
+    await db().update(subscriptions).set({ expiryDate: new Date(Date.now() - 1000) }).where(eq(subscriptions.accountId, owner.user.account_id));
+    const hits = site.hits.get('/hours.html');
+    const next = await refreshSource({ db: db(), storageRoot: t.config.uploads.root, policy: { allowPrivate: true } }, owner.user.account_id, id);
+    expect(next!.getTime()).toBeGreaterThan(Date.now() + 86_000_000);
+    expect(site.hits.get('/hours.html')).toBe(hits);
+    expect(await settled(owner.token, id)).toMatchObject({ status: 'ready', passage_count: second.passage_count, last_refreshed_at: second.last_refreshed_at });
   });
 });
