@@ -24,17 +24,14 @@ import { DOCUMENT_EXTENSIONS, type DocumentExtension, fileToDocument, parseFaqCs
 
 const DAY_MS = 86_400_000;
 
-/**
- * The limits of sources (docs/DECISIONS.md, issue 17). Read once from the environment; tests
- * lower the crawl's pace and sizes by changing this object.
- */
+/** The limits of sources (docs/DECISIONS.md, issue 17); tests lower the crawl's pace and sizes by changing this object. */
 export const sourceSettings = {
   /** Sources one account may have. */
-  maxSourcesPerAccount: Number(process.env.AI_SOURCES_MAX ?? 20),
+  maxSourcesPerAccount: 20,
   /** Passages one account may keep over all its sources. */
-  maxPassagesPerAccount: Number(process.env.AI_PASSAGES_MAX ?? 10_000),
+  maxPassagesPerAccount: 10_000,
   /** Pages one crawl reads at most. */
-  maxPages: Number(process.env.AI_CRAWL_MAX_PAGES ?? 200),
+  maxPages: 200,
   /** Bytes read of one page. */
   maxPageBytes: 2 * 1024 * 1024,
   /** Each of the two crawl workers waits this long between requests (robots.txt Crawl-delay may raise it). */
