@@ -8,6 +8,7 @@ import { AutoAnswerPanel } from '../components/chatbot/AutoAnswerPanel';
 import { InsightsPanel } from '../components/chatbot/InsightsPanel';
 import { PlanGate } from '../components/chatbot/PlanGate';
 import { ReviewQueue } from '../components/chatbot/ReviewQueue';
+import { SourcesPanel } from '../components/chatbot/SourcesPanel';
 import { Banner, Button, Spinner } from '../components/ui';
 import { useAuth } from '../stores/auth';
 import { useChatbot } from '../stores/chatbot';
@@ -21,7 +22,7 @@ export default function Chatbot() {
   const { status, error, messages, suggestions, progress, sending, sendError, feedback, loadHistory, send, sendFeedback, clearSendError } = useChatbot();
   const [draft, setDraft] = useState('');
   const [image, setImage] = useState<File | null>(null);
-  const [panel, setPanel] = useState<'insights' | 'auto' | 'review' | null>(null);
+  const [panel, setPanel] = useState<'insights' | 'auto' | 'review' | 'sources' | null>(null);
   const { plan, canManage, counts, loadSettings } = useAiAdmin();
   const isOwner = useAuth((s) => s.user?.type === 'owner');
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -104,6 +105,11 @@ export default function Chatbot() {
             Auto-answer
           </Button>
           {canManage && (
+            <Button variant={panel === 'sources' ? 'primary' : 'secondary'} aria-expanded={panel === 'sources'} aria-controls="cb-sources" onClick={() => toggle('sources')}>
+              Knowledge sources
+            </Button>
+          )}
+          {canManage && (
             <Button variant={panel === 'review' ? 'primary' : 'secondary'} aria-expanded={panel === 'review'} aria-controls="cb-review" onClick={() => toggle('review')}>
               Review knowledge
               {counts && counts.pending + counts.pending_feedback > 0 && (
@@ -121,6 +127,7 @@ export default function Chatbot() {
       {panel === 'insights' && <InsightsPanel fallback={progress} />}
       {panel === 'auto' && <AutoAnswerPanel />}
       {panel === 'review' && canManage && <ReviewQueue />}
+      {panel === 'sources' && canManage && <SourcesPanel />}
 
       <section className="cb-chat" aria-label="Chat with the AI assistant">
         <div className="cb-scroll" ref={scrollRef} onScroll={onScroll}>

@@ -1,3 +1,4 @@
+import type { ChatbotSourceDto } from '@parley/shared';
 import { create } from 'zustand';
 import { api, errorText, formData } from '../lib/api';
 
@@ -19,6 +20,8 @@ export interface ChatbotMessage {
   created_at: string;
   /** The rating already given to a bot message, if the server sends it. */
   feedback: FeedbackValue | null;
+  /** Issue 17: where the answer came from (page title + link, or document name); [] when not from a source. */
+  sources: ChatbotSourceDto[];
 }
 
 export interface LearningProgress {
@@ -39,6 +42,11 @@ interface ChatbotEnvelope {
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number(v) || 0);
 
+function toSources(v: unknown): ChatbotSourceDto[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((s): s is ChatbotSourceDto => !!s && typeof s === 'object' && typeof (s as ChatbotSourceDto).title === 'string');
+}
+
 function toMessage(raw: unknown): ChatbotMessage | null {
   if (!raw || typeof raw !== 'object') return null;
   const r = raw as Record<string, unknown>;
@@ -52,6 +60,7 @@ function toMessage(raw: unknown): ChatbotMessage | null {
     intent_detected: typeof r.intent_detected === 'string' ? r.intent_detected : null,
     created_at: typeof r.created_at === 'string' ? r.created_at : '',
     feedback: FEEDBACK_VALUES.includes(r.feedback as FeedbackValue) ? (r.feedback as FeedbackValue) : null,
+    sources: toSources(r.sources),
   };
 }
 

@@ -28,6 +28,9 @@ export interface AiFigures {
   /** Percentage, null when nothing was rated. */
   accuracy: number | null;
   rated_answers: number;
+  /** Issue 17: widget visitors' "Was this helpful?" votes (shown only; they re-weight nothing). */
+  visitor_helpful?: number;
+  visitor_not_helpful?: number;
 }
 
 export interface PlanGate {

@@ -95,6 +95,12 @@ export function AutoAnswerPanel() {
             <dt>Accuracy from feedback</dt>
             <dd>{figures.accuracy === null ? 'No rated answers yet' : `${figures.accuracy}% of ${figures.rated_answers} rated`}</dd>
           </div>
+          <div>
+            <dt>Visitors' votes</dt>
+            <dd>
+              {(figures.visitor_helpful ?? 0).toLocaleString('en-US')} helpful, {(figures.visitor_not_helpful ?? 0).toLocaleString('en-US')} not helpful
+            </dd>
+          </div>
         </dl>
       )}
     </section>

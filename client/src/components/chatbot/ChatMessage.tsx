@@ -35,6 +35,22 @@ export const ChatMessage = memo(function ChatMessage({ message, feedback, onFeed
             <img src={image} alt={isBot ? 'Image from the assistant' : 'Image you sent'} className="cb-image" loading="lazy" />
           </a>
         )}
+        {isBot && message.sources.length > 0 && (
+          <ul className="cb-cites" aria-label="Sources">
+            {message.sources.map((s) => (
+              <li key={s.passage_id}>
+                Source:{' '}
+                {s.url && /^https?:\/\//i.test(s.url) ? (
+                  <a href={s.url} target="_blank" rel="noopener">
+                    {s.title}
+                  </a>
+                ) : (
+                  s.title
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
         <div className="cb-meta">
           <time dateTime={message.created_at}>{shortTime(message.created_at, '')}</time>
           {isBot && (
