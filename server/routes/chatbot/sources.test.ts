@@ -3,7 +3,9 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueDueSources, refreshSource, sourceJobKey, sourceSettings } from '../../ai/sources/ingest.js';
+import { docxWith, pdfWith } from '../../ai/sources/testDocs.js';
 import { startTestSite, type TestSite } from '../../ai/sources/testSite.js';
+import { sweepAccount } from '../../storage/cleanup.js';
 import { aiPassages, aiSources, auditLog, jobs, outbox, storedFiles, subscriptions } from '../../db/schema.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
@@ -187,6 +189,30 @@ describe('documents and FAQ files', () => {
       ['returns.md', 'Returns', 'Send items back within 30 days.', null],
       ['returns.md', 'Refunds', 'Refunds reach your card in 5 days.', null],
     ]);
+  });
+
+  it('PDF and Word documents are read by the job; the storage sweep keeps the files their sources hold', async () => {
+    const pdf = await upload(owner.token, 'Terms.pdf', pdfWith(['Refunds are paid within 14 days.', 'Gift cards never expire.']), 'application/pdf');
+    expect(pdf.status).toBe(201);
+    expect(pdf.body.data).toMatchObject({ kind: 'document', name: 'Terms.pdf' });
+    const docx = await upload(owner.token, 'policy.docx', docxWith([['Heading1', 'Returns'], ['', 'Send it back within 30 days.']]), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(docx.status).toBe(201);
+    const pdfSource = await settled(owner.token, pdf.body.data.id);
+    expect(pdfSource).toMatchObject({ status: 'ready', page_count: 2 });
+    const pdfText = (await passages(owner.token, pdfSource.id)).body.data.map((p: any) => p.text).join(' ');
+    expect(pdfText).toContain('Refunds are paid within 14 days.');
+    expect(pdfText).toContain('Gift cards never expire.');
+    const docxSource = await settled(owner.token, docx.body.data.id);
+    expect(docxSource.status).toBe('ready');
+    expect((await passages(owner.token, docxSource.id)).body.data.map((p: any) => [p.title, p.heading, p.text])).toEqual([['policy.docx', 'Returns', 'Send it back within 30 days.']]);
+
+    // The upload cleanup removes files nothing refers to: a source's file is held by it.
+    const swept = await sweepAccount(db(), t.config.uploads.root, owner.user.account_id, 0, new Date(Date.now() + 1000));
+    const [row] = await db().select().from(aiSources).where(eq(aiSources.id, pdfSource.id));
+    expect(swept.removed).not.toContain(row!.filePath);
+    expect(fs.existsSync(path.join(t.config.uploads.root, row!.filePath!))).toBe(true);
+    expect((await call(t.app, 'POST', `/api/chatbot/sources/${pdfSource.id}/refresh`, { token: owner.token })).status).toBe(202);
+    expect((await settled(owner.token, pdfSource.id)).status).toBe('ready');
   });
 
   it('a malformed FAQ file or another kind of file is refused with a clear message, and nothing is added', async () => {
