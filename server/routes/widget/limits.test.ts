@@ -160,3 +160,30 @@ describe('widget limits per widget key', () => {
     expect((await send(base, '127.0.0.51', 'GET', `/api/widget-settings?unique_code=${key}`)).status).toBe(200);
   });
 });
+
+describe('widget burst buckets (REST)', () => {
+  it("cuts a visitor's burst of sends with 429 and Retry-After, stores only what was admitted, and passes paced sends", async () => {
+    const { base, owner } = await start({ WIDGET_BURST_PER_VISITOR: '3' });
+    const v = await newVisitor(base, '127.0.0.61', owner.widgetKey);
+    await new Promise((r) => setTimeout(r, 1100)); // the visitor's creation calls refilled
+    const t0 = Date.now();
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(base, '127.0.0.61', 'POST', '/api/widget/messages', { token: v.token, body: { message: `burst ${i}` } })),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const admitted = burst.filter((r) => r.status === 201).length;
+    expect(admitted).toBeGreaterThanOrEqual(3);
+    // 3 at once, plus the refill (3 a second) while the 20 calls arrived.
+    expect(admitted).toBeLessThanOrEqual(3 + Math.ceil(3 * seconds));
+    expect(admitted).toBeLessThan(20);
+    for (const r of burst.filter((x) => x.status !== 201)) expectRefused(r, 1);
+    const stored = await send(base, '127.0.0.62', 'GET', `/api/vms/messages/${v.id}`, { token: owner.token });
+    expect(stored.body.data).toHaveLength(admitted);
+    // A person's pace (a message every 400 ms) is never cut.
+    await new Promise((r) => setTimeout(r, 1100));
+    for (let i = 0; i < 6; i++) {
+      expect((await send(base, '127.0.0.61', 'POST', '/api/widget/messages', { token: v.token, body: { message: `paced ${i}` } })).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 400));
+    }
+  });
+});
