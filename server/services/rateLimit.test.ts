@@ -114,10 +114,11 @@ describe('burst buckets beside the per-minute budgets (one node, no Redis)', () 
   });
 
   it('derives the default bursts from the budgets', () => {
-    expect(defaultBurst(120, 60, 10)).toBe(10);
-    expect(defaultBurst(600, 60, 50)).toBe(50);
-    expect(defaultBurst(6000, 60, 100)).toBe(500);
-    expect(defaultBurst(100, 3600, 5)).toBe(5);
-    expect(defaultBurst(1_000_000, 60, 10)).toBe(83_334);
+    expect(defaultBurst(120, 10)).toBe(10);
+    expect(defaultBurst(600, 50)).toBe(50);
+    expect(defaultBurst(6000, 100)).toBe(500);
+    expect(defaultBurst(100, 5)).toBe(9);
+    expect(defaultBurst(30, 5)).toBe(5);
+    expect(defaultBurst(1_000_000, 10)).toBe(83_334);
   });
 });

@@ -500,11 +500,11 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
 }
 
 /**
- * The default burst of a budget of `points` per `seconds`: at that rate the budget takes a fifth
- * of its window to spend (a minute's in 12 s, an hour's in 12 min), and never fewer than `floor`
- * at once (a page load's few calls together, a NAT's visitors arriving together).
+ * The default burst of a budget of `points`, whatever its window: a twelfth of it, so at the burst
+ * rate the budget takes 12 s to spend (a minute's, or an hour's), and never fewer than `floor` at
+ * once (a page load's few calls together, a NAT's visitors arriving together).
  */
-export const defaultBurst = (points: number, seconds: number, floor: number): number => Math.max(floor, Math.ceil((points * 5) / seconds));
+export const defaultBurst = (points: number, floor: number): number => Math.max(floor, Math.ceil(points / 12));
 
 export function createWidgetLimits(
   config: WidgetLimitsConfig,
@@ -514,14 +514,14 @@ export function createWidgetLimits(
 ): WidgetLimits {
   const spend = leasedBudgets(redis ? redisBudgetStore(redis, onError) : memoryBudgetStore(), prefix, TOO_MANY_REQUESTS);
   const burst = config.burst ?? {};
-  const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60, burst: burst.perIp ?? defaultBurst(config.perIp, 60, 50) };
-  const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60, burst: burst.perVisitor ?? defaultBurst(config.perVisitor, 60, 10) };
-  const perKey: Budget = { name: 'widget-key', points: config.perKey, seconds: 60, burst: burst.perKey ?? defaultBurst(config.perKey, 60, 100) };
+  const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60, burst: burst.perIp ?? defaultBurst(config.perIp, 50) };
+  const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60, burst: burst.perVisitor ?? defaultBurst(config.perVisitor, 10) };
+  const perKey: Budget = { name: 'widget-key', points: config.perKey, seconds: 60, burst: burst.perKey ?? defaultBurst(config.perKey, 100) };
   const newVisitors: Budget = {
     name: 'widget-new-visitor-ip',
     points: config.newVisitorsPerIp,
     seconds: 3600,
-    burst: burst.newVisitorsPerIp ?? defaultBurst(config.newVisitorsPerIp, 3600, 5),
+    burst: burst.newVisitorsPerIp ?? defaultBurst(config.newVisitorsPerIp, 5),
   };
   return {
     ip: (ip) => spend([{ budget: perIp, key: ipKey(ip) }]),
