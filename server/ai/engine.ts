@@ -195,6 +195,9 @@ export async function answer(db: Db, accountId: string, text: string, opts: Answ
   const found: SearchResult = index.search(text, 4, opts.allow);
   // The business's own sources (owner-provided, account-wide: PRODUCT.md section 11).
   const passages = await passageIndexFor(db, accountId, opts.embeddings);
+  // Approved learned pairs teach the passages' related terms too (never pending ones: they are
+  // not account-wide knowledge yet).
+  if (passages.size) passages.learnPairs(index.version, () => index.patterns().filter(approvedOnly));
   const vector = opts.embeddings && passages.embedded ? (await embed(opts.embeddings, [text]))?.[0] : undefined;
   const retrieved = passages.size ? passages.search(text, 4, vector) : undefined;
   const cited: PassageCandidate | undefined = retrieved?.best;

@@ -62,13 +62,23 @@ interface Doc {
   answerKey: string;
 }
 
+let versions = 0;
+const nextVersion = () => ++versions;
+
 /** A searchable set of patterns with calibrated confidence (pure: no database). */
 export class KnowledgeIndex {
   private bm25 = new Bm25();
   private docs = new Map<number, Doc>();
+  /** Changes on every add/remove (unique across indexes): lets others (passage related terms) know the patterns changed. */
+  version = nextVersion();
 
   get size(): number {
     return this.docs.size;
+  }
+
+  /** The patterns held (approved and pending alike; callers filter). */
+  patterns(): Pattern[] {
+    return [...this.docs.values()].map((d) => d.pattern);
   }
 
   add(pattern: Pattern): void {
@@ -78,11 +88,13 @@ export class KnowledgeIndex {
     this.docs.set(pattern.id, { pattern, terms: new Set(t), allTerms: new Set([...t, ...a]), answerKey: fold(pattern.answer) });
     // The question counts twice as much as the answer.
     this.bm25.add(pattern.id, [...t, ...t, ...a]);
+    this.version = nextVersion();
   }
 
   remove(id: number): void {
     this.docs.delete(id);
     this.bm25.remove(id);
+    this.version = nextVersion();
   }
 
   search(text: string, limit = 4, allow?: PatternFilter): SearchResult {

@@ -97,6 +97,31 @@ describe('passage index', () => {
     expect(hit.features.queryCoverage).toBeGreaterThan(without.features.queryCoverage + 0.1);
   });
 
+  it("learns related terms from the account's approved question/answer pairs too", () => {
+    const build = () => {
+      const index = new PassageIndex();
+      const rooms = ['pool', 'gym', 'yoga', 'massage', 'cafe', 'lockers', 'parking', 'kids', 'pilates', 'tennis', 'climbing', 'boxing', 'squash', 'rowing', 'dance', 'judo'];
+      for (const [i, w] of rooms.entries()) index.add(page(`Page ${i}`, w, `Our ${w} area is on floor ${i}.`, `https://spa.example/${w}`));
+      const late = page('Hours', '', 'The steam cabin stays lit until midnight on Fridays.', 'https://spa.example/late');
+      index.add(late);
+      return { index, late };
+    };
+    const coverage = (b: ReturnType<typeof build>) => b.index.search('sauna midnight').candidates.find((c) => c.passage.id === b.late.id)!.features.queryCoverage;
+    const plain = build();
+    const taught = build();
+    const pairs = [
+      { question: 'Is the sauna mixed?', answer: 'The steam cabin is mixed except on Mondays.' },
+      { question: 'How hot is the sauna?', answer: 'The steam cabin runs at 90 degrees.' },
+    ];
+    taught.index.learnPairs(1, () => pairs);
+    expect(coverage(taught)).toBeGreaterThan(coverage(plain) + 0.1);
+    // The same version again is not re-read; a new one replaces the pairs.
+    taught.index.learnPairs(1, () => []);
+    expect(coverage(taught)).toBeGreaterThan(coverage(plain) + 0.1);
+    taught.index.learnPairs(2, () => []);
+    expect(coverage(taught)).toBeCloseTo(coverage(plain), 5);
+  });
+
   it('a passage down-weighted by feedback is trusted less', () => {
     const { index, passages } = shop();
     const before = index.search('Is there a student discount?').best!.confidence;

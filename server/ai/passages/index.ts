@@ -97,6 +97,9 @@ export class PassageIndex {
   /** key term -> body term -> passages where they meet; rebuilt lazily after changes. */
   private related: Map<string, Map<string, number>> | undefined;
   private vectors = 0;
+  /** Learned question/answer pairs (approved patterns) that teach related terms too. */
+  private pairs: { key: Set<string>; body: Set<string> }[] = [];
+  private pairsVersion = -1;
 
   get size(): number {
     return this.docs.size;
@@ -136,6 +139,17 @@ export class PassageIndex {
     this.related = undefined;
   }
 
+  /**
+   * The account's approved learned pairs, as more evidence for related terms (a question's words
+   * and its answer's words); `version` skips the work when they have not changed.
+   */
+  learnPairs(version: number, pairs: () => { question: string; answer: string }[]): void {
+    if (version === this.pairsVersion) return;
+    this.pairsVersion = version;
+    this.pairs = pairs().map((p) => ({ key: new Set(terms(p.question)), body: new Set(terms(p.answer)) }));
+    this.related = undefined;
+  }
+
   /** Every passage id of a source (to replace or drop what was learned from it). */
   idsOfSource(sourceId: string): number[] {
     return [...this.docs.values()].filter((d) => d.passage.sourceId === sourceId).map((d) => d.passage.id);
@@ -151,15 +165,16 @@ export class PassageIndex {
     const pairs = new Map<string, Map<string, number>>();
     const keyCount = new Map<string, number>();
     const n = this.docs.size || 1;
-    for (const d of this.docs.values()) {
-      if (!d.passage.heading && !d.passage.question) continue;
-      for (const k of d.key) {
+    const meet = (key: Set<string>, body: Set<string>) => {
+      for (const k of key) {
         keyCount.set(k, (keyCount.get(k) ?? 0) + 1);
         let m = pairs.get(k);
         if (!m) pairs.set(k, (m = new Map()));
-        for (const b of d.all) if (b !== k && !d.key.has(b)) m.set(b, (m.get(b) ?? 0) + 1);
+        for (const b of body) if (b !== k && !key.has(b)) m.set(b, (m.get(b) ?? 0) + 1);
       }
-    }
+    };
+    for (const d of this.docs.values()) if (d.passage.heading || d.passage.question) meet(d.key, d.all);
+    for (const p of this.pairs) meet(p.key, p.body);
     const related = new Map<string, Map<string, number>>();
     for (const [k, m] of pairs) {
       const kc = keyCount.get(k)!;
