@@ -3,7 +3,7 @@ import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import fs from 'node:fs/promises';
 import { createClient, type RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
@@ -12,7 +12,7 @@ import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
-import { registerOpenApi } from './plugins/openapi.js';
+import { checkedSerializerCompiler, registerOpenApi } from './plugins/openapi.js';
 import { TOO_MANY_REQUESTS, createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
 import { openSecretBox, type SecretBox } from './services/secrets.js';
@@ -117,7 +117,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   });
   registerDbLanes(app); // first hook: every request's database calls wait in its tenant's lane
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(checkedSerializerCompiler);
 
   let redis: RedisClientType | undefined;
   if (config.redisUrl) {

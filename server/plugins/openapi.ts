@@ -1,6 +1,10 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
+import { jsonSchemaTransform, ResponseSerializationError } from 'fastify-type-provider-zod';
+import { chatWidgetSettingsSchema, consoleMessageSchema, widgetMessageSchema, widgetSettingsSchema } from '@parley/shared';
+import { z } from 'zod';
+import { chatbotForm } from '../routes/chatbot/chatbot.js';
 
 /**
  * The OpenAPI document (`GET /api/openapi.json`), from the zod schemas the routes validate with.
@@ -20,6 +24,30 @@ const SUCCESS_STATUS: Record<string, number> = {
   'POST /api/widget/rating': 201,
   'POST /api/chatbot/message': 201,
 };
+
+const file = (description: string) => ({ type: 'string', format: 'binary', description });
+const chatFiles = {
+  image: file('An image (JPEG, PNG, GIF or WebP), shown inline'),
+  file: file('A document (PDF, text, office formats ...), downloaded by the reader'),
+};
+/**
+ * Routes that read a multipart form (plugins/uploads.ts readForm; a JSON body of the same text
+ * fields is accepted too): their text fields from the zod schema the route validates them with,
+ * and their file fields.
+ */
+const MULTIPART: Record<string, { fields: z.ZodType; files: Record<string, object> }> = {
+  'POST /api/vms/messages': { fields: consoleMessageSchema, files: chatFiles },
+  'POST /api/widget/messages': { fields: widgetMessageSchema, files: chatFiles },
+  'POST /api/chatbot/message': { fields: chatbotForm, files: { image: chatFiles.image } },
+  'POST /api/vms/widget-settings': { fields: widgetSettingsSchema, files: { avatar: file('The widget avatar image') } },
+  'POST /api/vms/chatwidget-settings': { fields: chatWidgetSettingsSchema, files: { avatar: file('The widget avatar image') } },
+};
+
+function multipartBody(form: { fields: z.ZodType; files: Record<string, object> }): object {
+  const fields = z.toJSONSchema(form.fields, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, object>; required?: string[] };
+  const schema = { type: 'object', properties: { ...fields.properties, ...form.files }, required: fields.required ?? [] };
+  return { required: true, content: { 'multipart/form-data': { schema }, 'application/json': { schema: { ...schema, properties: fields.properties ?? {} } } } };
+}
 
 const ERROR_TEXT: Record<string, string> = {
   '401': 'No token, or an unknown, expired or revoked token or API key',
@@ -57,9 +85,15 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
     for (const [method, op] of Object.entries(ops)) {
       op.responses ??= {};
       const responses = op.responses;
-      // @fastify/swagger writes a placeholder 200 ("Default Response") for a route without response schemas.
-      const placeholder = (responses['200'] as { description?: string } | undefined)?.description === 'Default Response';
-      if (placeholder) delete responses['200'];
+      const form = MULTIPART[`${method.toUpperCase()} ${path}`];
+      if (form) op.requestBody = multipartBody(form) as Operation['requestBody'];
+      // @fastify/swagger writes a placeholder 200 ("Default Response", no content) for a route
+      // without response schemas; a declared schema keeps its content, with a real description.
+      for (const [status, r] of Object.entries(responses) as [string, { description?: string; content?: unknown }][]) {
+        if (r.description !== 'Default Response') continue;
+        if (r.content) r.description = status.startsWith('2') ? 'Success' : 'Error';
+        else delete responses[status];
+      }
       if (!Object.keys(responses).some((s) => s.startsWith('2'))) {
         const status = SUCCESS_STATUS[`${method.toUpperCase()} ${path}`] ?? 200;
         responses[String(status)] = { description: 'Success: `{ "message": "success", "data": ... }` (see SPEC.md section 7)' };
@@ -72,6 +106,19 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
     }
   }
 }
+
+/**
+ * Answers are checked against the route's response schema (a drifted answer is a 500 and a test
+ * failure, never a silent lie in the document) and then sent as the handler made them: a schema
+ * describes an answer, it never trims a field a client reads.
+ */
+export const checkedSerializerCompiler: FastifySerializerCompiler<z.ZodType> =
+  ({ schema, method, url }) =>
+  (data) => {
+    const result = schema.safeParse(data);
+    if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
+    return JSON.stringify(data);
+  };
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {

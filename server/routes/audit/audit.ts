@@ -7,6 +7,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
 import { parseUserAgent } from '../../services/userAgent.js';
+import { auditEntryDtoSchema, pageSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['audit'];
@@ -31,7 +32,7 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
 
   app.get(
     '/audit-log',
-    { schema: { tags, summary: 'The account’s audit log, newest first (owner)', querystring: pageQuery.extend(auditQuerySchema.shape), ...secured }, onRequest: [authenticate, ownerOnly] },
+    { schema: { response: { 200: pageSchema(auditEntryDtoSchema) }, tags, summary: 'The account’s audit log, newest first (owner)', querystring: pageQuery.extend(auditQuerySchema.shape), ...secured }, onRequest: [authenticate, ownerOnly] },
     async (request) => {
       const q = request.query;
       const limit = q.limit ?? DEFAULT_LIMIT;

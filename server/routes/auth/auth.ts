@@ -17,6 +17,8 @@ import { emailTaken, emailTakenError, isUniqueViolation } from '../../services/u
 import recoveryRoutes, { sendVerificationEmail } from './recovery.js';
 import twoFactorRoutes, { finishSignIn, twoFactorGate } from './twoFactor.js';
 import { checkSignIn, isKnownDevice, signInAttempt, signInFailed, signInSucceeded } from './signInGuard.js';
+import { okSchema, signedInSchema, successSchema, twoFactorChallengeDtoSchema, userDtoSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 /** How long the link of an email change works. */
 const EMAIL_CHANGE_HOURS = 24;
@@ -29,7 +31,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
   await app.register(recoveryRoutes); // forgot password, email verification (issue 14)
   await app.register(twoFactorRoutes); // two-factor sign-in, security settings (issue 14)
 
-  app.post('/register', { schema: { tags: ['auth'], body: registerSchema } }, async (request, reply) => {
+  app.post('/register', { schema: { tags: ['auth'], body: registerSchema, response: { 201: signedInSchema } } }, async (request, reply) => {
     await app.limiters.registerIp.consume(request.ip);
     const { name, email, password } = request.body;
     if (await emailTaken(app.db, email)) throw emailTakenError();
@@ -42,7 +44,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     return reply.status(201).send({ message: 'success', token: created.token, user: presentUser(actor!) });
   });
 
-  app.post('/login', { schema: { tags: ['auth'], body: loginSchema } }, async (request, reply) => {
+  app.post('/login', { schema: { tags: ['auth'], body: loginSchema, response: { 200: z.union([signedInSchema, twoFactorChallengeDtoSchema]) } } }, async (request, reply) => {
     const { email, password } = request.body;
     const attempt = signInAttempt(request, email);
     const [user] = await app.db
@@ -62,18 +64,18 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     await signInSucceeded(app, attempt, user.id, knownDevice, request, reply);
     // A user with two-factor (or in a team that requires it) answers a second step first (PRODUCT.md section 11).
     const gate = await twoFactorGate(app, user.id);
-    if (gate) return { message: 'success', two_factor_required: true, challenge: gate.challenge, ...(gate.setup ? { setup_required: true } : {}) };
+    if (gate) return { message: 'success' as const, two_factor_required: true as const, challenge: gate.challenge, ...(gate.setup ? { setup_required: true as const } : {}) };
     return finishSignIn(app, request, user);
   });
 
-  app.post('/logout', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/logout', { schema: { tags: ['auth'], response: { 200: successSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     await app.db.delete(authTokens).where(eq(authTokens.tokenHash, request.actor.tokenHash));
     await app.events.emit('sessions.revoked', { tokenHash: request.actor.tokenHash });
     await audit(request, 'auth.signed_out', `user:${request.actor.id}`);
     return { message: 'success' };
   });
 
-  app.get('/user', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/user', { schema: { tags: ['auth'], response: { 200: userDtoSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     return { ...presentUser(request.actor), plan: await planSummary(app.db, request.actor.accountId, new Date()) };
   });
 
@@ -83,7 +85,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
    */
   app.put(
     '/user/update',
-    { schema: { tags: ['auth'], body: profileSchema, ...secured }, onRequest: authenticate },
+    { schema: { tags: ['auth'], body: profileSchema, response: { 200: okSchema(userDtoSchema).extend({ pending_email: z.string().optional(), notice: z.string().optional() }) }, ...secured }, onRequest: authenticate },
     async (request) => {
       const { actor } = request;
       const { name, email } = request.body;
@@ -137,7 +139,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
 
   app.put(
     '/password/update',
-    { schema: { tags: ['auth'], body: passwordChangeSchema, ...secured }, onRequest: authenticate },
+    { schema: { response: { 200: successSchema }, tags: ['auth'], body: passwordChangeSchema, ...secured }, onRequest: authenticate },
     async (request) => {
       const { current, new: next } = request.body;
       // A stolen session must not guess the password: a few wrong answers, then 429.
@@ -163,7 +165,7 @@ export default async function authRoutes(fastify: FastifyInstance): Promise<void
     },
   );
 
-  app.delete('/user/delete', { schema: { tags: ['auth'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.delete('/user/delete', { schema: { tags: ['auth'], response: { 200: successSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'account.delete');
     await deleteAccount(app, request.actor.accountId);
     await app.events.emit('sessions.revoked', { accountId: request.actor.accountId });

@@ -11,6 +11,8 @@ import { ipKey } from '../../services/rateLimit.js';
 import { hashPassword } from '../../services/secrets.js';
 import { consumeUserLink, createUserLink } from './userLinks.js';
 import { VERIFY_LINK_HOURS } from './verifyEmail.js';
+import { successSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['auth'];
@@ -35,7 +37,7 @@ export async function sendVerificationEmail(app: FastifyInstance, user: { id: nu
 export default async function recoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/password/forgot', { schema: { tags, summary: 'Email a password reset link (same answer for any email)', body: forgotPasswordSchema } }, async (request) => {
+  app.post('/password/forgot', { schema: { response: { 200: successSchema.extend({ notice: z.string() }) }, tags, summary: 'Email a password reset link (same answer for any email)', body: forgotPasswordSchema } }, async (request) => {
     const emailKey = request.body.email.toLowerCase();
     await app.limiters.passwordResetIp.consume(ipKey(request.ip));
     await app.limiters.passwordReset.consume(emailKey);
@@ -48,7 +50,7 @@ export default async function recoveryRoutes(fastify: FastifyInstance): Promise<
     return { message: 'success', notice: FORGOT_PASSWORD_NOTICE };
   });
 
-  app.post('/password/reset', { schema: { tags, summary: 'Choose a new password with a reset link; signs out every session', body: resetPasswordSchema } }, async (request) => {
+  app.post('/password/reset', { schema: { response: { 200: successSchema }, tags, summary: 'Choose a new password with a reset link; signs out every session', body: resetPasswordSchema } }, async (request) => {
     const { token, password } = request.body;
     const passwordHash = await hashPassword(password);
     const link = await consumeUserLink(app.db, token, 'password_reset');
@@ -80,7 +82,7 @@ export default async function recoveryRoutes(fastify: FastifyInstance): Promise<
     return back('confirmed');
   });
 
-  app.post('/user/email/verify/resend', { schema: { tags, summary: 'Send a new email verification link', ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/user/email/verify/resend', { schema: { response: { 200: successSchema.extend({ email_verified: z.boolean() }) }, tags, summary: 'Send a new email verification link', ...secured }, onRequest: authenticate }, async (request) => {
     await app.limiters.emailChange.consume(`verify:${request.actor.id}`);
     const [user] = await app.db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, request.actor.id));
     if (user && !user.verifiedAt) await sendVerificationEmail(app, request.actor);

@@ -29,6 +29,7 @@ import { presentUser } from '../../presenters/user.js';
 import { audit, recordAudit, requestOrigin } from '../../services/audit.js';
 import { hashToken, SecretBox, verifyPassword } from '../../services/secrets.js';
 import { consumeUserLink, createUserLink, findUserLink } from './userLinks.js';
+import { okSchema, securityStatusDtoSchema, signedInSchema, successSchema, twoFactorSetupDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['auth'];
@@ -153,7 +154,7 @@ const challengeOnly = z.object({ challenge: twoFactorLoginSchema.shape.challenge
 export default async function twoFactorRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/login/2fa', { schema: { tags, summary: 'Second step of a sign-in: an authenticator or recovery code', body: twoFactorLoginSchema } }, async (request) => {
+  app.post('/login/2fa', { schema: { response: { 200: signedInSchema }, tags, summary: 'Second step of a sign-in: an authenticator or recovery code', body: twoFactorLoginSchema } }, async (request) => {
     const link = await findUserLink(app.db, request.body.challenge, 'two_factor');
     if (!link) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
     const key = `user:${link.userId}`;
@@ -174,7 +175,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
   });
 
   // A team that requires two-factor: a member without it sets it up inside the sign-in.
-  app.post('/login/2fa/setup', { schema: { tags, summary: 'Set up two-factor during a sign-in the team requires it for', body: challengeOnly } }, async (request) => {
+  app.post('/login/2fa/setup', { schema: { response: { 200: okSchema(twoFactorSetupDtoSchema) }, tags, summary: 'Set up two-factor during a sign-in the team requires it for', body: challengeOnly } }, async (request) => {
     const link = await findUserLink(app.db, request.body.challenge, 'two_factor_setup');
     if (!link) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
     const [user] = await app.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, link.userId));
@@ -182,7 +183,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     return { message: 'success', data: await startSetup(app.db, app.secrets, user) };
   });
 
-  app.post('/login/2fa/enable', { schema: { tags, summary: 'Confirm the set-up during sign-in: answers { token, user, recovery_codes }', body: twoFactorLoginSchema } }, async (request) => {
+  app.post('/login/2fa/enable', { schema: { response: { 200: signedInSchema.extend({ recovery_codes: z.array(z.string()) }) }, tags, summary: 'Confirm the set-up during sign-in: answers { token, user, recovery_codes }', body: twoFactorLoginSchema } }, async (request) => {
     const link = await findUserLink(app.db, request.body.challenge, 'two_factor_setup');
     if (!link) throw new HttpError(401, TWO_FACTOR_CHALLENGE_EXPIRED);
     const codes = await enable(app, link.userId, request.body.code);
@@ -192,7 +193,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     return { ...(await finishSignIn(app, request, user!, { two_factor: 'set_up' })), recovery_codes: codes };
   });
 
-  app.get('/user/security', { schema: { tags, summary: 'This user’s sign-in security: email verified, two-factor, recovery codes left', ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/user/security', { schema: { response: { 200: okSchema(securityStatusDtoSchema) }, tags, summary: 'This user’s sign-in security: email verified, two-factor, recovery codes left', ...secured }, onRequest: authenticate }, async (request) => {
     const [row] = await app.db
       .select({ email: users.email, verifiedAt: users.emailVerifiedAt, enabledAt: users.totpEnabledAt, required: accounts.requireTwoFactor })
       .from(users)
@@ -209,19 +210,19 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     return { message: 'success', data };
   });
 
-  app.post('/user/two-factor/setup', { schema: { tags, summary: 'Start two-factor set-up: a new secret and its QR code', ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/user/two-factor/setup', { schema: { response: { 200: okSchema(twoFactorSetupDtoSchema) }, tags, summary: 'Start two-factor set-up: a new secret and its QR code', ...secured }, onRequest: authenticate }, async (request) => {
     const [row] = await app.db.select({ enabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, request.actor.id));
     if (row?.enabledAt) throw new HttpError(409, TWO_FACTOR_ALREADY_ON);
     return { message: 'success', data: await startSetup(app.db, app.secrets, request.actor) };
   });
 
-  app.post('/user/two-factor/enable', { schema: { tags, summary: 'Confirm set-up with a code: answers the ten recovery codes, once', body: twoFactorEnableSchema, ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/user/two-factor/enable', { schema: { response: { 200: successSchema.extend({ recovery_codes: z.array(z.string()) }) }, tags, summary: 'Confirm set-up with a code: answers the ten recovery codes, once', body: twoFactorEnableSchema, ...secured }, onRequest: authenticate }, async (request) => {
     const codes = await enable(app, request.actor.id, request.body.code);
     await audit(request, 'auth.two_factor_enabled', `user:${request.actor.id}`);
     return { message: 'success', recovery_codes: codes };
   });
 
-  app.post('/user/two-factor/disable', { schema: { tags, summary: 'Turn two-factor off (password needed)', body: passwordConfirmSchema, ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/user/two-factor/disable', { schema: { response: { 200: successSchema }, tags, summary: 'Turn two-factor off (password needed)', body: passwordConfirmSchema, ...secured }, onRequest: authenticate }, async (request) => {
     await checkPassword(app, request.actor, request.body.password);
     const [acc] = await app.db.select({ required: accounts.requireTwoFactor }).from(accounts).where(eq(accounts.id, request.actor.accountId));
     if (acc?.required) throw new HttpError(403, TWO_FACTOR_REQUIRED_BY_TEAM);
@@ -233,7 +234,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
     return { message: 'success' };
   });
 
-  app.post('/user/two-factor/recovery-codes', { schema: { tags, summary: 'Ten new recovery codes (password needed); the old ones stop working', body: passwordConfirmSchema, ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/user/two-factor/recovery-codes', { schema: { response: { 200: successSchema.extend({ recovery_codes: z.array(z.string()) }) }, tags, summary: 'Ten new recovery codes (password needed); the old ones stop working', body: passwordConfirmSchema, ...secured }, onRequest: authenticate }, async (request) => {
     await checkPassword(app, request.actor, request.body.password);
     const [row] = await app.db.select({ enabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, request.actor.id));
     if (!row?.enabledAt) throw new HttpError(409, TWO_FACTOR_NOT_SET_UP);
@@ -244,7 +245,7 @@ export default async function twoFactorRoutes(fastify: FastifyInstance): Promise
 
   /** The owner requires two-factor for the whole team: members without it are signed out and set it up at their next sign-in. */
   const ownerOnly = async (request: { actor: Actor }) => authorize(request.actor, 'security.manage');
-  app.put('/security/settings', { schema: { tags, summary: 'Require two-factor sign-in for the whole team (owner)', body: securitySettingsSchema, ...secured }, onRequest: [authenticate, ownerOnly] }, async (request) => {
+  app.put('/security/settings', { schema: { response: { 200: okSchema(z.object({ require_two_factor: z.boolean() })) }, tags, summary: 'Require two-factor sign-in for the whole team (owner)', body: securitySettingsSchema, ...secured }, onRequest: [authenticate, ownerOnly] }, async (request) => {
     const { require_two_factor } = request.body;
     const { accountId } = request.actor;
     if (require_two_factor) {

@@ -10,6 +10,7 @@ import { type Actor, authorize } from '../../policies/index.js';
 import { presentCannedReply } from '../../presenters/inbox.js';
 import { isUniqueViolation } from '../../services/users.js';
 import { parseRowId } from '../rowId.js';
+import { successSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['inbox'];
@@ -82,7 +83,7 @@ export default async function cannedRepliesRoutes(fastify: FastifyInstance): Pro
 
   app.delete(
     '/canned-replies/:id',
-    { schema: { tags, summary: 'Delete a canned reply (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, manage] },
+    { schema: { response: { 200: successSchema }, tags, summary: 'Delete a canned reply (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, manage] },
     async (request) => {
       const id = parseRowId(request.params.id, NOT_FOUND);
       const gone = await app.db.delete(cannedReplies).where(inAccount(request.actor, id)).returning({ id: cannedReplies.id });

@@ -29,7 +29,7 @@ export { THRESHOLD_INVALID } from '@parley/shared';
 export const LIMIT_INVALID = `limit must be a whole number from 1 to ${PAGE_MAX}`;
 
 /** The multipart (or JSON) form of POST /chatbot/message: a message and/or image, or a feedback. */
-const chatbotForm = z.object({
+export const chatbotForm = z.object({
   message: messageText,
   feedback: z.enum(['helpful', 'partially_helpful', 'not_helpful'], { error: FEEDBACK_INVALID }).optional(),
   message_id: z

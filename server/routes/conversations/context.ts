@@ -12,6 +12,7 @@ import { findVisibleVisitor } from '../../policies/conversations.js';
 import { presentMessage } from '../../presenters/message.js';
 import { type VisitorRow, presentVisitor } from '../../presenters/visitor.js';
 import type { ConversationRow } from '../../presenters/conversation.js';
+import { okSchema, visitorContextDtoSchema, visitorDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const params = z.object({ visitorId: z.string().max(64) });
@@ -73,7 +74,7 @@ export default async function contextRoutes(fastify: FastifyInstance): Promise<v
 
   app.get(
     '/conversations/:visitorId/context',
-    { schema: { tags: ['conversations'], summary: "The visitor side panel's data", params, ...secured }, onRequest: authenticate },
+    { schema: { response: { 200: okSchema(visitorContextDtoSchema) }, tags: ['conversations'], summary: "The visitor side panel's data", params, ...secured }, onRequest: authenticate },
     async (request) => {
       const { visitor, conversation } = await findVisibleVisitor(app.db, request.actor, request.params.visitorId);
       return { message: 'success', data: await visitorContext(app.db, visitor, conversation) };
@@ -85,7 +86,7 @@ export default async function contextRoutes(fastify: FastifyInstance): Promise<v
   app.patch(
     '/conversations/:visitorId/visitor',
     {
-      schema: { tags: ['conversations'], summary: "Edit the visitor's name or email", params, body: updateVisitorSchema, ...secured },
+      schema: { response: { 200: okSchema(visitorDtoSchema) }, tags: ['conversations'], summary: "Edit the visitor's name or email", params, body: updateVisitorSchema, ...secured },
       onRequest: authenticate,
     },
     async (request) => {

@@ -16,6 +16,7 @@ import { TOO_MANY_REQUESTS } from '../../services/rateLimit.js';
 import { conversationListQuery, listConversations } from './inboxList.js';
 import { listMessages } from './messageList.js';
 import { searchAccount, searchQuery } from './search.js';
+import { conversationListSchema, messageDtoSchema, messageListSchema, okSchema, pageSchema, searchResultDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 export default async function conversationsRoutes(fastify: FastifyInstance): Promise<void> {
@@ -29,21 +30,21 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
   // Paged, filtered and counted (issue 16, inboxList.ts); without `limit` the SPEC answer, capped.
   app.get(
     '/conversations',
-    { schema: { tags: ['conversations'], querystring: conversationListQuery, ...secured }, onRequest: authenticate },
+    { schema: { tags: ['conversations'], querystring: conversationListQuery, response: { 200: conversationListSchema }, ...secured }, onRequest: authenticate },
     async (request) => {
       await listPace.wait(laneOfAccount(request.actor.accountId));
       return listConversations(app.db, request.actor, request.query);
     },
   );
 
-  app.get('/search', { schema: { tags: ['conversations'], querystring: searchQuery, ...secured }, onRequest: authenticate }, async (request) =>
+  app.get('/search', { schema: { tags: ['conversations'], querystring: searchQuery, response: { 200: pageSchema(searchResultDtoSchema) }, ...secured }, onRequest: authenticate }, async (request) =>
     searchAccount(app.db, request.actor, request.query),
   );
 
   app.get(
     '/messages/:visitor_id',
     {
-      schema: { tags: ['conversations'], params: z.object({ visitor_id: z.string() }), querystring: sinceIdQuery, ...secured },
+      schema: { tags: ['conversations'], params: z.object({ visitor_id: z.string() }), querystring: sinceIdQuery, response: { 200: messageListSchema }, ...secured },
       onRequest: authenticate,
     },
     async (request) => {
@@ -60,7 +61,7 @@ export default async function conversationsRoutes(fastify: FastifyInstance): Pro
     },
   );
 
-  app.post('/messages', { schema: { tags: ['conversations'], ...secured }, onRequest: authenticate }, async (request, reply) => {
+  app.post('/messages', { schema: { tags: ['conversations'], response: { 200: okSchema(messageDtoSchema), 201: okSchema(messageDtoSchema) }, ...secured }, onRequest: authenticate }, async (request, reply) => {
     const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE, ...CHAT_DOCUMENTS });
     const input = parseOrThrow(consoleMessageSchema, form.fields);
     if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });

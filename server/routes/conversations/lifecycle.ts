@@ -5,6 +5,7 @@ import { conversationAssignSchema, conversationStatusSchema } from '@parley/shar
 import { assignConversation, changeConversationStatus, type LifecycleResult } from '../../commands/conversationLifecycle.js';
 import { authenticate } from '../../plugins/auth.js';
 import { presentConversation } from '../../presenters/conversation.js';
+import { conversationDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const params = z.object({ visitorId: z.string().max(64) });
@@ -28,6 +29,7 @@ export default async function lifecycleRoutes(fastify: FastifyInstance): Promise
           "open | pending | resolved. Pending with `snoozed_until` (ISO) or `snooze` ('1h', 'tomorrow', 'next_week': 09:00 in the account's time zone) wakes up at that time; pending without either waits for the visitor. A visitor message reopens a pending or resolved conversation. Anyone who may see the conversation; 404 otherwise.",
         params,
         body: conversationStatusSchema,
+        response: { 200: okSchema(conversationDtoSchema) },
         ...secured,
       },
       onRequest: authenticate,
@@ -53,6 +55,7 @@ export default async function lifecycleRoutes(fastify: FastifyInstance): Promise
           'Owner/Admin: `user_id` of any active member of the account, or null. Agent: claim an unassigned conversation (`user_id` = own id) or hand back their own (null); anything else 403. The Team dialog (`POST /team/{id}/assign`) keeps working.',
         params,
         body: conversationAssignSchema,
+        response: { 200: okSchema(conversationDtoSchema) },
         ...secured,
       },
       onRequest: authenticate,

@@ -7,6 +7,7 @@ import { notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { findVisibleVisitor } from '../../policies/conversations.js';
 import { presentMessage } from '../../presenters/message.js';
+import { messageDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -21,7 +22,7 @@ export default async function notesRoutes(fastify: FastifyInstance): Promise<voi
   app.post(
     '/conversations/:visitorId/notes',
     {
-      schema: { tags: ['conversations'], summary: 'Add a private note (never shown to the visitor)', params: z.object({ visitorId: z.string() }), body: noteSchema, ...secured },
+      schema: { response: { 200: okSchema(messageDtoSchema), 201: okSchema(messageDtoSchema) }, tags: ['conversations'], summary: 'Add a private note (never shown to the visitor)', params: z.object({ visitorId: z.string() }), body: noteSchema, ...secured },
       onRequest: authenticate,
     },
     async (request, reply) => {

@@ -10,6 +10,7 @@ import { scheduleRetention } from '../../jobs/retention.js';
 import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
+import { okSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['gdpr'];
@@ -31,7 +32,7 @@ export default async function gdprRoutes(fastify: FastifyInstance): Promise<void
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const gdpr = async (request: { actor: Actor }) => authorize(request.actor, 'visitors.gdpr');
 
-  app.get('/visitor/:id/export', { schema: { tags, summary: 'One visitor’s data as a JSON download (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, gdpr] }, async (request, reply) => {
+  app.get('/visitor/:id/export', { schema: { response: { 200: z.looseObject({ exported_at: z.string(), visitor: z.looseObject({ id: z.string(), name: z.string(), email: z.string() }), conversations: z.array(z.looseObject({ id: z.number(), status: z.string(), messages: z.array(z.looseObject({ id: z.number(), sender_type: z.string() })) })), files: z.array(z.looseObject({})) }).meta({ description: 'A JSON download (Content-Disposition: attachment): the profile, every conversation with its messages (private notes included), and the files with their links' }) }, tags, summary: 'One visitor’s data as a JSON download (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, gdpr] }, async (request, reply) => {
     const id = visitorId(request.params.id);
     const data = await exportVisitor(app, request.actor.accountId, id);
     if (!data) throw notFound(VISITOR_NOT_FOUND);
@@ -40,10 +41,11 @@ export default async function gdprRoutes(fastify: FastifyInstance): Promise<void
       .header('content-type', 'application/json; charset=utf-8')
       .header('content-disposition', `attachment; filename="visitor-${id}.json"`)
       .header('cache-control', 'no-store')
-      .send(JSON.stringify(data, null, 2));
+      // Sent as the indented text of the download (a string is not serialized again).
+      .send(JSON.stringify(data, null, 2) as never);
   });
 
-  app.delete('/visitor/:id', { schema: { tags, summary: 'Erase a visitor: rows, files and knowledge learned from them (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
+  app.delete('/visitor/:id', { schema: { response: { 200: okSchema(z.object({ conversations: z.number(), messages: z.number(), files: z.number(), knowledge: z.number() })) }, tags, summary: 'Erase a visitor: rows, files and knowledge learned from them (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
     const id = visitorId(request.params.id);
     const erased = await eraseVisitor(app, request.actor.accountId, id);
     if (!erased) throw notFound(VISITOR_NOT_FOUND);
@@ -51,12 +53,12 @@ export default async function gdprRoutes(fastify: FastifyInstance): Promise<void
     return { message: 'success', data: erased };
   });
 
-  app.get('/retention', { schema: { tags, summary: 'The account’s message retention in months (null: kept)', ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
+  app.get('/retention', { schema: { response: { 200: okSchema(z.object({ retention_months: z.number().nullable() })) }, tags, summary: 'The account’s message retention in months (null: kept)', ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
     const [row] = await app.db.select({ months: accounts.retentionMonths }).from(accounts).where(eq(accounts.id, request.actor.accountId));
     return { message: 'success', data: { retention_months: row?.months ?? null } };
   });
 
-  app.put('/retention', { schema: { tags, summary: 'Delete messages (and files) older than N months through a daily job; null keeps them (owner/Admin)', body: retentionSchema, ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
+  app.put('/retention', { schema: { response: { 200: okSchema(z.object({ retention_months: z.number().nullable() })) }, tags, summary: 'Delete messages (and files) older than N months through a daily job; null keeps them (owner/Admin)', body: retentionSchema, ...secured }, onRequest: [authenticate, gdpr] }, async (request) => {
     const months = request.body.retention_months;
     await app.db.update(accounts).set({ retentionMonths: months }).where(eq(accounts.id, request.actor.accountId));
     await scheduleRetention(app, request.actor.accountId);

@@ -6,6 +6,8 @@ import { accounts, widgetLoads } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
+import { integrationMetricDtoSchema, okSchema, successSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 const secured = { security: [{ bearer: [] }] };
 const METRIC_DAYS = 7;
@@ -34,7 +36,7 @@ export function metricsSince(now: Date): Date {
 export default async function integrationRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/integration', { schema: { tags: ['integration'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/integration', { schema: { response: { 200: successSchema.extend({ script: z.string() }) }, tags: ['integration'], ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'settings.read');
     const [account] = await app.db
       .select({ widgetKey: accounts.widgetKey })
@@ -44,7 +46,7 @@ export default async function integrationRoutes(fastify: FastifyInstance): Promi
     return { message: 'success', script: integrationScript(publicBase(request), account.widgetKey) };
   });
 
-  app.get('/integration-metrics', { schema: { tags: ['integration'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/integration-metrics', { schema: { response: { 200: okSchema(z.object({ data: z.array(integrationMetricDtoSchema) })) }, tags: ['integration'], ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'settings.read');
     // Text, not a timestamp: a timestamp without time zone would be read in the node's local zone.
     const day = sql<string>`to_char(date_trunc('day', ${widgetLoads.createdAt} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;

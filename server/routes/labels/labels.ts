@@ -14,6 +14,7 @@ import { presentLabel } from '../../presenters/inbox.js';
 import { isUniqueViolation } from '../../services/users.js';
 import { parseRowId } from '../rowId.js';
 import { labelsOf, setConversationLabels } from './conversationLabels.js';
+import { conversationDtoSchema, okSchema, successSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['inbox'];
@@ -88,7 +89,7 @@ export default async function labelsRoutes(fastify: FastifyInstance): Promise<vo
 
   app.delete(
     '/labels/:id',
-    { schema: { tags, summary: 'Delete a label; conversations lose it (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, manage] },
+    { schema: { response: { 200: successSchema }, tags, summary: 'Delete a label; conversations lose it (owner/Admin)', params: idParams, ...secured }, onRequest: [authenticate, manage] },
     async (request) => {
       const id = parseRowId(request.params.id, NOT_FOUND);
       const gone = await app.db.transaction(async (tx) => {
@@ -106,7 +107,7 @@ export default async function labelsRoutes(fastify: FastifyInstance): Promise<vo
 
   app.put(
     '/conversations/:visitorId/labels',
-    { schema: { tags, summary: 'Set a conversation’s labels (anyone who may see it)', params: z.object({ visitorId: z.string() }), body: conversationLabelsSchema, ...secured }, onRequest: authenticate },
+    { schema: { response: { 200: okSchema(conversationDtoSchema) }, tags, summary: 'Set a conversation’s labels (anyone who may see it)', params: z.object({ visitorId: z.string() }), body: conversationLabelsSchema, ...secured }, onRequest: authenticate },
     async (request) => {
       const { actor } = request;
       const { visitor, conversation } = await findVisibleVisitor(app.db, actor, request.params.visitorId);

@@ -12,6 +12,7 @@ import { authorize } from '../../policies/index.js';
 import { presentPlan } from '../../presenters/plan.js';
 import { presentSubscription } from '../../presenters/subscription.js';
 import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js';
+import { billingSchema, planDtoSchema, subscriptionDtoSchema, subscriptionStatusDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -31,7 +32,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   // Public: the price list is no secret, and the console may call it with or without a token.
-  app.get('/plans', { schema: { tags: ['billing'] } }, async () => {
+  app.get('/plans', { schema: { response: { 200: billingSchema(z.array(planDtoSchema)) }, tags: ['billing'] } }, async () => {
     const rows = await app.db.select().from(plans).orderBy(asc(plans.position), asc(plans.id));
     return { status: 'success', data: rows.map(presentPlan), message: 'Plans retrieved successfully' };
   });
@@ -46,6 +47,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
         tags: ['billing'],
         description: `The account's subscription history, newest first. Optional \`limit\` (1-100) and \`cursor\` (the previous page's \`next_cursor\`); without \`limit\` the newest ${SPEC_CAP}. Answers \`next_cursor\`, \`has_more\` and \`total\` besides SPEC's fields.`,
         querystring: pageQuery,
+        response: { 200: billingSchema(z.array(subscriptionDtoSchema)).extend({ next_cursor: z.string().nullable(), has_more: z.boolean(), total: z.number() }) },
         ...secured,
       },
       onRequest: authenticate,
@@ -82,7 +84,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
 
   app.get(
     '/user/subscription',
-    { schema: { tags: ['billing'], description: statusDescription, ...secured }, onRequest: authenticate },
+    { schema: { response: { 200: billingSchema(subscriptionStatusDtoSchema) }, tags: ['billing'], description: statusDescription, ...secured }, onRequest: authenticate },
     async (request) => {
       authorize(request.actor, 'billing.manage');
       const status = await billingStatus(app.db, request.actor.accountId, new Date());
@@ -93,7 +95,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
   app.post(
     '/user/subscription/downgrade',
     {
-      schema: {
+      schema: { response: { 200: billingSchema(subscriptionStatusDtoSchema) },
         tags: ['billing'],
         description: 'Choose Starter from the end of the period in force (paid months, else the trial). Owner only; 409 when already on Starter.',
         body: downgradeSchema,
@@ -112,7 +114,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
   app.post(
     '/user/subscription/cancel',
     {
-      schema: {
+      schema: { response: { 200: billingSchema(subscriptionStatusDtoSchema) },
         tags: ['billing'],
         description: 'Cancel at the end of the period in force: the paid plan (or trial) stays until then, Starter applies after. Owner only.',
         ...secured,
@@ -130,7 +132,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
   app.delete(
     '/user/subscription/scheduled-change',
     {
-      schema: { tags: ['billing'], description: 'Keep the current plan: drops a scheduled downgrade or cancel. Owner only; 409 when none.', ...secured },
+      schema: { response: { 200: billingSchema(subscriptionStatusDtoSchema) }, tags: ['billing'], description: 'Keep the current plan: drops a scheduled downgrade or cancel. Owner only; 409 when none.', ...secured },
       onRequest: authenticate,
     },
     async (request) => {

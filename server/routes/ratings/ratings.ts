@@ -9,6 +9,8 @@ import { authorize } from '../../policies/index.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { rooms } from '../../realtime/audience.js';
 import { averageOf, rateConversation, ratingDue, ratingState } from './rate.js';
+import { okSchema, ratingDtoSchema, ratingStateDtoSchema, ratingSummaryDtoSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 const SPAN = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 const secured = { security: [{ bearer: [] }] };
@@ -18,12 +20,12 @@ export async function widgetRatingRoutes(fastify: FastifyInstance): Promise<void
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   limitWidgetCalls(app);
 
-  app.get('/widget/rating', { schema: { tags: ['widget'], ...secured }, onRequest: authenticateVisitor }, async (request) => ({
+  app.get('/widget/rating', { schema: { response: { 200: okSchema(ratingStateDtoSchema) }, tags: ['widget'], ...secured }, onRequest: authenticateVisitor }, async (request) => ({
     message: 'success',
     data: await ratingState(app.db, request.visitor),
   }));
 
-  app.post('/widget/rating', { schema: { tags: ['widget'], body: ratingSchema, ...secured }, onRequest: authenticateVisitor }, async (request, reply) => {
+  app.post('/widget/rating', { schema: { response: { 201: okSchema(ratingDtoSchema) }, tags: ['widget'], body: ratingSchema, ...secured }, onRequest: authenticateVisitor }, async (request, reply) => {
     const data = await rateConversation(app, request.visitor, request.body);
     return reply.status(201).send({ message: 'success', data });
   });
@@ -44,14 +46,14 @@ export async function widgetRatingRoutes(fastify: FastifyInstance): Promise<void
 export async function consoleRatingRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/ratings/settings', { schema: { tags: ['ratings'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/ratings/settings', { schema: { response: { 200: okSchema(z.object({ enabled: z.boolean() })) }, tags: ['ratings'], ...secured }, onRequest: authenticate }, async (request) => {
     const [row] = await app.db.select({ enabled: accounts.csatEnabled }).from(accounts).where(eq(accounts.id, request.actor.accountId));
     return { message: 'success', data: { enabled: row?.enabled ?? true } };
   });
 
   // The role is checked before the body: an Agent learns nothing from a 422.
   const settingsWrite = async (request: FastifyRequest) => authorize(request.actor, 'settings.write');
-  app.put('/ratings/settings', { schema: { tags: ['ratings'], body: ratingSettingsSchema, ...secured }, onRequest: authenticate, preValidation: settingsWrite }, async (request) => {
+  app.put('/ratings/settings', { schema: { response: { 200: okSchema(z.object({ enabled: z.boolean() })) }, tags: ['ratings'], body: ratingSettingsSchema, ...secured }, onRequest: authenticate, preValidation: settingsWrite }, async (request) => {
     const [row] = await app.db
       .update(accounts)
       .set({ csatEnabled: request.body.enabled })
@@ -61,7 +63,7 @@ export async function consoleRatingRoutes(fastify: FastifyInstance): Promise<voi
   });
 
   /** Averages for a range: the account's (an Agent's: the conversations they may see) and per agent. */
-  app.get('/ratings/summary', { schema: { tags: ['ratings'], querystring: ratingSummaryQuery, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/ratings/summary', { schema: { response: { 200: okSchema(ratingSummaryDtoSchema) }, tags: ['ratings'], querystring: ratingSummaryQuery, ...secured }, onRequest: authenticate }, async (request) => {
     const { range } = request.query;
     const actor = request.actor;
     const since = new Date(Date.now() - SPAN[range]);

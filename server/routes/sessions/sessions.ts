@@ -8,6 +8,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
 import { deviceLabel } from '../audit/audit.js';
+import { okSchema, successSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['auth'];
@@ -31,7 +32,7 @@ export default async function sessionsRoutes(fastify: FastifyInstance): Promise<
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const ownerOnly = async (request: { actor: Actor }) => authorize(request.actor, 'security.manage');
 
-  app.get('/sessions', { schema: { tags, summary: 'This user’s active sessions, most recently used first', ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/sessions', { schema: { response: { 200: okSchema(z.array(z.object({ id: z.number(), device: z.string(), ip: z.string(), created_at: z.string(), last_used_at: z.string(), current: z.boolean() }))) }, tags, summary: 'This user’s active sessions, most recently used first', ...secured }, onRequest: authenticate }, async (request) => {
     const rows = await app.db
       .select()
       .from(authTokens)
@@ -48,7 +49,7 @@ export default async function sessionsRoutes(fastify: FastifyInstance): Promise<
     return { message: 'success', data };
   });
 
-  app.delete('/sessions/:id', { schema: { tags, summary: 'End one of this user’s sessions', params: idParams, ...secured }, onRequest: authenticate }, async (request) => {
+  app.delete('/sessions/:id', { schema: { response: { 200: successSchema }, tags, summary: 'End one of this user’s sessions', params: idParams, ...secured }, onRequest: authenticate }, async (request) => {
     const id = parseId(request.params.id, SESSION_NOT_FOUND);
     const [gone] = await app.db
       .delete(authTokens)
@@ -60,7 +61,7 @@ export default async function sessionsRoutes(fastify: FastifyInstance): Promise<
     return { message: 'success' };
   });
 
-  app.post('/team/:id/sign-out', { schema: { tags: ['team'], summary: 'Sign a team member out everywhere (owner)', params: idParams, ...secured }, onRequest: [authenticate, ownerOnly] }, async (request) => {
+  app.post('/team/:id/sign-out', { schema: { response: { 200: successSchema.extend({ sessions_ended: z.number() }) }, tags: ['team'], summary: 'Sign a team member out everywhere (owner)', params: idParams, ...secured }, onRequest: [authenticate, ownerOnly] }, async (request) => {
     const id = parseId(request.params.id, MEMBER_NOT_FOUND);
     const [member] = await app.db
       .select({ id: users.id })

@@ -5,6 +5,7 @@ import { type AlertPrefsDto, alertPrefsSchema } from '@parley/shared';
 import { users } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
+import { alertPrefsDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -18,13 +19,13 @@ export default async function alertRoutes(fastify: FastifyInstance): Promise<voi
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const columns = { alertDesktop: users.alertDesktop, alertSound: users.alertSound };
 
-  app.get('/user/alerts', { schema: { tags: ['settings'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/user/alerts', { schema: { response: { 200: okSchema(alertPrefsDtoSchema) }, tags: ['settings'], ...secured }, onRequest: authenticate }, async (request) => {
     const [row] = await app.db.select(columns).from(users).where(eq(users.id, request.actor.id));
     if (!row) throw notFound(); // only when the user was removed mid-request
     return { message: 'success', data: present(row) };
   });
 
-  app.put('/user/alerts', { schema: { tags: ['settings'], body: alertPrefsSchema, ...secured }, onRequest: authenticate }, async (request) => {
+  app.put('/user/alerts', { schema: { response: { 200: okSchema(alertPrefsDtoSchema) }, tags: ['settings'], body: alertPrefsSchema, ...secured }, onRequest: authenticate }, async (request) => {
     const { desktop, sound } = request.body;
     const set = { ...(desktop !== undefined ? { alertDesktop: desktop } : {}), ...(sound !== undefined ? { alertSound: sound } : {}) };
     const [row] =

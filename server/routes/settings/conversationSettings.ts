@@ -8,6 +8,7 @@ import { scheduleAutoResolve } from '../../jobs/lifecycle.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize, type Rule } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
+import { availabilityDtoSchema, conversationSettingsDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const allow = (rule: Rule) => [authenticate, async (request: FastifyRequest) => authorize(request.actor, rule)];
@@ -31,7 +32,7 @@ export default async function conversationSettingsRoutes(fastify: FastifyInstanc
 
   app.get(
     '/conversation-settings',
-    { schema: { tags: ['settings'], summary: "The account's inbox settings", ...secured }, onRequest: allow('settings.read') },
+    { schema: { response: { 200: okSchema(conversationSettingsDtoSchema) }, tags: ['settings'], summary: "The account's inbox settings", ...secured }, onRequest: allow('settings.read') },
     async (request) => {
       const [row] = await app.db.select().from(accounts).where(eq(accounts.id, request.actor.accountId));
       if (!row) throw notFound();
@@ -42,7 +43,7 @@ export default async function conversationSettingsRoutes(fastify: FastifyInstanc
   app.post(
     '/conversation-settings',
     {
-      schema: {
+      schema: { response: { 200: okSchema(conversationSettingsDtoSchema) },
         tags: ['settings'],
         summary: "Change the account's inbox settings",
         description:
@@ -74,7 +75,7 @@ export default async function conversationSettingsRoutes(fastify: FastifyInstanc
 
   app.get(
     '/me/availability',
-    { schema: { tags: ['settings'], summary: 'My availability and cap of open chats', ...secured }, onRequest: authenticate },
+    { schema: { response: { 200: okSchema(availabilityDtoSchema) }, tags: ['settings'], summary: 'My availability and cap of open chats', ...secured }, onRequest: authenticate },
     async (request) => {
       const [row] = await app.db.select().from(users).where(eq(users.id, request.actor.id));
       if (!row) throw notFound();
@@ -85,7 +86,7 @@ export default async function conversationSettingsRoutes(fastify: FastifyInstanc
   app.patch(
     '/me/availability',
     {
-      schema: {
+      schema: { response: { 200: okSchema(availabilityDtoSchema) },
         tags: ['settings'],
         summary: 'Set my availability (online/away) and optional cap of open chats',
         description:

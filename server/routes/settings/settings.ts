@@ -19,6 +19,8 @@ import { authorize, type Rule } from '../../policies/index.js';
 import { presentWidgetSettings } from '../../presenters/widgetSettings.js';
 import alertRoutes from './alerts.js';
 import { audit } from '../../services/audit.js';
+import { okSchema, widgetSettingsDtoSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 type SettingsRow = typeof widgetSettings.$inferSelect;
 type SettingsPatch = Partial<Pick<SettingsRow, 'name' | 'title' | 'color' | 'emailNotifications' | 'hideBranding'>>;
@@ -96,13 +98,13 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
 
   app.get(
     '/widget-settings',
-    { schema: { tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
+    { schema: { response: { 200: okSchema(widgetSettingsDtoSchema.extend({ avatar_url: z.string() })) }, tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
     async (request) => ({ message: 'success', data: presentWidgetSettings(await loadSettings(app, request.actor.accountId)) }),
   );
 
   app.post(
     '/widget-settings',
-    { schema: { tags: ['settings'], ...secured, ...multipartBody }, onRequest: allow('settings.write') },
+    { schema: { response: { 200: okSchema(widgetSettingsDtoSchema.extend({ avatar_url: z.string() })) }, tags: ['settings'], ...secured, ...multipartBody }, onRequest: allow('settings.write') },
     async (request) => {
       const form = await readAvatarForm(request);
       const input = parseOrThrow(widgetSettingsSchema, form.fields);
@@ -125,7 +127,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
   // Onboarding step 1: the same look, with the title/department instead of the notifications.
   app.post(
     '/chatwidget-settings',
-    { schema: { tags: ['settings'], ...secured, ...multipartBody }, onRequest: allow('settings.write') },
+    { schema: { response: { 200: okSchema(widgetSettingsDtoSchema.extend({ avatar_url: z.string() })) }, tags: ['settings'], ...secured, ...multipartBody }, onRequest: allow('settings.write') },
     async (request) => {
       const form = await readAvatarForm(request);
       const input = parseOrThrow(chatWidgetSettingsSchema, form.fields);
@@ -137,7 +139,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
 
   app.get(
     '/greetings',
-    { schema: { tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
+    { schema: { response: { 200: okSchema(z.object({ initial_greeting: z.string(), follow_up_greeting: z.string() })) }, tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
     async (request) => {
       const row = await loadSettings(app, request.actor.accountId);
       return { message: 'success', data: { initial_greeting: row.initialGreeting, follow_up_greeting: row.followUpGreeting } };
@@ -146,7 +148,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
 
   app.post(
     '/greetings',
-    { schema: { tags: ['settings'], body: greetingsSchema, ...secured }, onRequest: allow('settings.write') },
+    { schema: { response: { 200: okSchema(z.object({ initial_greeting: z.string(), follow_up_greeting: z.string() })) }, tags: ['settings'], body: greetingsSchema, ...secured }, onRequest: allow('settings.write') },
     async (request) => {
       const accountId = request.actor.accountId;
       const set = {
@@ -166,7 +168,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
 
   app.get(
     '/account-info',
-    { schema: { tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
+    { schema: { response: { 200: okSchema(z.object({ website_url: z.string(), phone_number: z.string(), business_location: z.string() })) }, tags: ['settings'], ...secured }, onRequest: allow('settings.read') },
     async (request) => {
       const [row] = await app.db.select().from(accounts).where(eq(accounts.id, request.actor.accountId));
       if (!row) throw notFound(); // only when the account was deleted mid-request
@@ -176,7 +178,7 @@ export default async function settingsRoutes(fastify: FastifyInstance): Promise<
 
   app.post(
     '/account-info',
-    { schema: { tags: ['settings'], body: accountInfoSchema, ...secured }, onRequest: allow('settings.write') },
+    { schema: { response: { 200: okSchema(z.object({ website_url: z.string(), phone_number: z.string(), business_location: z.string() })) }, tags: ['settings'], body: accountInfoSchema, ...secured }, onRequest: allow('settings.write') },
     async (request) => {
       const { website_url, phone_number, business_location } = request.body;
       const [row] = await app.db

@@ -14,6 +14,7 @@ import { rooms } from '../../realtime/audience.js';
 import { onlineVisitorIds } from '../../realtime/visitorPresence.js';
 import { averageOf } from '../ratings/rate.js';
 import { satisfactionScope } from '../ratings/ratings.js';
+import { dashboardStatsDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -124,7 +125,7 @@ const count = async (q: Promise<{ n: number }[]>): Promise<number> => Number((aw
 export default async function statsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/stats', { schema: { tags: ['dashboard'], querystring: query, security: [{ bearer: [] }] }, onRequest: authenticate }, async (request) => {
+  app.get('/stats', { schema: { response: { 200: okSchema(dashboardStatsDtoSchema) }, tags: ['dashboard'], querystring: query, security: [{ bearer: [] }] }, onRequest: authenticate }, async (request) => {
     const { range, tz_offset: tzOffset } = request.query;
     const accountId = request.actor.accountId;
     const scope = scopes(request.actor);

@@ -16,6 +16,7 @@ import { SPEC_CAP, decodeKey, pageOf, pageQuery } from '../../presenters/page.js
 import { presentAssignableUser, presentTeamMember, type AssignedVisitorRow } from '../../presenters/teamMember.js';
 import { searchWords } from '../conversations/search.js';
 import { audit } from '../../services/audit.js';
+import { assignableUserPageSchema, assigneeOptionDtoSchema, okSchema, successSchema, teamMemberListDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 const memberParams = z.object({ id: z.string() });
@@ -140,7 +141,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
   app.get(
     '/team/members',
     {
-      schema: { tags: ['team'], summary: 'Members a conversation may be assigned to (owner and Admins)', ...secured },
+      schema: { response: { 200: okSchema(z.array(assigneeOptionDtoSchema)) }, tags: ['team'], summary: 'Members a conversation may be assigned to (owner and Admins)', ...secured },
       onRequest: [authenticate, async (request: { actor: Actor }) => authorize(request.actor, 'conversations.assignAny')],
     },
     async (request) => {
@@ -156,7 +157,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     },
   );
 
-  app.get('/team', { schema: { tags: ['team'], ...secured }, onRequest }, async (request) => {
+  app.get('/team', { schema: { response: { 200: okSchema(z.array(teamMemberListDtoSchema)).extend({ roles: z.array(z.object({ id: z.number(), name: z.string() })) }) }, tags: ['team'], ...secured }, onRequest }, async (request) => {
     const [data, roleRows] = await Promise.all([
       loadMembers(app.db, request.actor),
       app.db.select({ id: roles.id, name: roles.name }).from(roles).orderBy(asc(roles.id)),
@@ -165,14 +166,14 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
   });
 
   // The website's users: visitors who have a conversation, newest conversation first (paged, issue 16).
-  app.get('/users', { schema: { tags: ['team'], querystring: usersQuery, ...secured }, onRequest }, async (request) =>
+  app.get('/users', { schema: { response: { 200: assignableUserPageSchema }, tags: ['team'], querystring: usersQuery, ...secured }, onRequest }, async (request) =>
     assignableUsers(app.db, request.actor, request.query, undefined),
   );
 
   // One member's assigned website users in full, paged (the Team dialog loads them all when opened).
   app.get(
     '/team/:id/assignments',
-    { schema: { tags: ['team'], params: memberParams, querystring: usersQuery, ...secured }, onRequest },
+    { schema: { response: { 200: assignableUserPageSchema }, tags: ['team'], params: memberParams, querystring: usersQuery, ...secured }, onRequest },
     async (request) => {
       const id = parseMemberId(request.params.id);
       const [member] = await app.db
@@ -184,14 +185,14 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
     },
   );
 
-  app.post('/team', { schema: { tags: ['team'], body: addMemberSchema, ...secured }, onRequest }, async (request, reply) => {
+  app.post('/team', { schema: { response: { 201: okSchema(teamMemberListDtoSchema) }, tags: ['team'], body: addMemberSchema, ...secured }, onRequest }, async (request, reply) => {
     const { name, email, password, role_id } = request.body;
     const { id } = await addTeamMember(app.db, { accountId: request.actor.accountId, name, email, password, roleId: role_id });
     await audit(request, 'member.added', `user:${id}`, { email, role_id });
     return reply.status(201).send({ message: 'success', data: await loadMember(app.db, request.actor, id) });
   });
 
-  app.delete('/team/:id', { schema: { tags: ['team'], params: memberParams, ...secured }, onRequest }, async (request) => {
+  app.delete('/team/:id', { schema: { response: { 200: successSchema }, tags: ['team'], params: memberParams, ...secured }, onRequest }, async (request) => {
     const id = parseMemberId(request.params.id);
     const { deleted, unassigned } = await deleteTeamMember(app.db, request.actor.accountId, id);
     if (!deleted) throw notFound();
@@ -204,7 +205,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
   // Not in SPEC.md's screens: the owner sets a member's status through the API (PRODUCT.md section 2).
   app.patch(
     '/team/:id',
-    { schema: { tags: ['team'], params: memberParams, body: memberStatusSchema, ...secured }, onRequest },
+    { schema: { response: { 200: okSchema(teamMemberListDtoSchema) }, tags: ['team'], params: memberParams, body: memberStatusSchema, ...secured }, onRequest },
     async (request) => {
       const id = parseMemberId(request.params.id);
       const { status } = request.body;
@@ -225,7 +226,7 @@ export default async function teamRoutes(fastify: FastifyInstance): Promise<void
 
   app.post(
     '/team/:id/assign',
-    { schema: { tags: ['team'], params: memberParams, body: assignUsersSchema, ...secured }, onRequest },
+    { schema: { response: { 200: okSchema(teamMemberListDtoSchema) }, tags: ['team'], params: memberParams, body: assignUsersSchema, ...secured }, onRequest },
     async (request) => {
       const id = parseMemberId(request.params.id);
       // Each change writes its system line and pushes like the header's assign (commands/assignUsers.ts).

@@ -8,6 +8,7 @@ import { HttpError } from '../../errors.js';
 import { TRANSCRIPT_JOB } from '../../jobs/transcript.js';
 import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import type { ConversationRow } from '../../presenters/conversation.js';
+import { okSchema, transcriptRequestDtoSchema } from '../../presenters/dtoSchemas.js';
 
 /**
  * Issue 13, transcripts: the visitor asks from the widget's menu once their email is known. A
@@ -28,7 +29,7 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
       tx,
     );
 
-  app.post('/widget/transcript', { schema: { tags: ['widget'], security: [{ bearer: [] }] }, onRequest: authenticateVisitor }, async (request) => {
+  app.post('/widget/transcript', { schema: { response: { 200: okSchema(transcriptRequestDtoSchema) }, tags: ['widget'], security: [{ bearer: [] }] }, onRequest: authenticateVisitor }, async (request) => {
     const visitor = request.visitor;
     if (!visitor.email) throw new HttpError(422, TRANSCRIPT_EMAIL_NEEDED, { email: [TRANSCRIPT_EMAIL_NEEDED] });
     const status = await app.db.transaction(async (tx) => {

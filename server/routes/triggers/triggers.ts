@@ -8,6 +8,7 @@ import { HttpError, notFound } from '../../errors.js';
 import { authenticate, bearerToken } from '../../plugins/auth.js';
 import { authenticateVisitor, limitWidgetCalls, visitorForToken } from '../../plugins/visitorAuth.js';
 import { authorize } from '../../policies/index.js';
+import { okSchema, successSchema, triggerDtoSchema } from '../../presenters/dtoSchemas.js';
 
 /**
  * Proactive messages (issue 13): owner/Admin define triggers ('inbox.manage', like canned replies;
@@ -51,12 +52,12 @@ export async function consoleTriggerRoutes(fastify: FastifyInstance): Promise<vo
   // The role before the body: an Agent learns nothing from a 422.
   const manage = async (request: FastifyRequest) => authorize(request.actor, 'inbox.manage');
 
-  app.get('/triggers', { schema: { tags: ['proactive'], ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/triggers', { schema: { response: { 200: okSchema(z.array(triggerDtoSchema)) }, tags: ['proactive'], ...secured }, onRequest: authenticate }, async (request) => {
     const rows = await app.db.select().from(proactiveTriggers).where(eq(proactiveTriggers.accountId, request.actor.accountId)).orderBy(asc(proactiveTriggers.id));
     return { message: 'success', data: rows.map(present) };
   });
 
-  app.post('/triggers', { schema: { tags: ['proactive'], body: triggerSchema, ...secured }, onRequest: authenticate, preValidation: manage }, async (request, reply) => {
+  app.post('/triggers', { schema: { response: { 201: okSchema(triggerDtoSchema) }, tags: ['proactive'], body: triggerSchema, ...secured }, onRequest: authenticate, preValidation: manage }, async (request, reply) => {
     const accountId = request.actor.accountId;
     const row = await app.db.transaction(async (tx) => {
       // Serialises creates of one account, so the cap holds under concurrency.
@@ -69,7 +70,7 @@ export async function consoleTriggerRoutes(fastify: FastifyInstance): Promise<vo
     return reply.status(201).send({ message: 'success', data: present(row) });
   });
 
-  app.put('/triggers/:id', { schema: { tags: ['proactive'], params: idParams, body: triggerSchema, ...secured }, onRequest: authenticate, preValidation: manage }, async (request) => {
+  app.put('/triggers/:id', { schema: { response: { 200: okSchema(triggerDtoSchema) }, tags: ['proactive'], params: idParams, body: triggerSchema, ...secured }, onRequest: authenticate, preValidation: manage }, async (request) => {
     const [row] = await app.db
       .update(proactiveTriggers)
       .set({ ...columns(request.body), updatedAt: new Date() })
@@ -79,7 +80,7 @@ export async function consoleTriggerRoutes(fastify: FastifyInstance): Promise<vo
     return { message: 'success', data: present(row) };
   });
 
-  app.delete('/triggers/:id', { schema: { tags: ['proactive'], params: idParams, ...secured }, onRequest: authenticate, preValidation: manage }, async (request) => {
+  app.delete('/triggers/:id', { schema: { response: { 200: successSchema }, tags: ['proactive'], params: idParams, ...secured }, onRequest: authenticate, preValidation: manage }, async (request) => {
     const [row] = await app.db
       .delete(proactiveTriggers)
       .where(and(eq(proactiveTriggers.id, request.params.id), eq(proactiveTriggers.accountId, request.actor.accountId)))
@@ -98,7 +99,7 @@ export async function widgetTriggerRoutes(fastify: FastifyInstance): Promise<voi
    * visitor's token: without those already shown to them today, and returning-visitor ones only
    * for a returning visitor; without (a first visit): none of the returning-visitor ones.
    */
-  app.get('/widget/triggers', { schema: { tags: ['widget'], querystring: widgetSettingsQuery } }, async (request) => {
+  app.get('/widget/triggers', { schema: { response: { 200: okSchema(z.array(triggerDtoSchema)) }, tags: ['widget'], querystring: widgetSettingsQuery } }, async (request) => {
     const [account] = await app.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.widgetKey, request.query.unique_code));
     if (!account) throw notFound('Unknown widget');
     const token = bearerToken(request.headers.authorization);
@@ -128,7 +129,7 @@ export async function widgetTriggerRoutes(fastify: FastifyInstance): Promise<voi
   });
 
   /** POST /api/widget/triggers/:id/fire: the widget is about to show it; 409 when it already did today. */
-  app.post('/widget/triggers/:id/fire', { schema: { tags: ['widget'], params: idParams, ...secured }, onRequest: authenticateVisitor }, async (request, reply) => {
+  app.post('/widget/triggers/:id/fire', { schema: { response: { 201: successSchema }, tags: ['widget'], params: idParams, ...secured }, onRequest: authenticateVisitor }, async (request, reply) => {
     const visitor = request.visitor;
     const [trigger] = await app.db
       .select({ id: proactiveTriggers.id })

@@ -5,6 +5,7 @@ import { widgetSettings } from '../../db/schema.js';
 import { parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
+import { okSchema, widgetLanguageDtoSchema } from '../../presenters/dtoSchemas.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -17,7 +18,7 @@ const present = (row: Row | undefined): WidgetLanguageDto => ({ language: row?.l
  * widget settings carry both fields; the widget picks the forced language, else the browser's.
  */
 export default async function widgetLanguageRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/widget-language', { schema: { tags: ['settings'], summary: "The widget's language and greetings per language", ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/widget-language', { schema: { response: { 200: okSchema(widgetLanguageDtoSchema) }, tags: ['settings'], summary: "The widget's language and greetings per language", ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'settings.read');
     const [row] = await app.db
       .select({ language: widgetSettings.language, greetingsByLanguage: widgetSettings.greetingsByLanguage })
@@ -26,7 +27,7 @@ export default async function widgetLanguageRoutes(app: FastifyInstance): Promis
     return { message: 'success', data: present(row) };
   });
 
-  app.put('/widget-language', { schema: { tags: ['settings'], summary: "Force the widget's language, greetings per language", ...secured }, onRequest: authenticate }, async (request) => {
+  app.put('/widget-language', { schema: { response: { 200: okSchema(widgetLanguageDtoSchema) }, tags: ['settings'], summary: "Force the widget's language, greetings per language", ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'settings.write');
     const input = parseOrThrow(widgetLanguageSchema, request.body);
     const values = { language: input.language, greetingsByLanguage: input.greetings_by_language, updatedAt: new Date() };

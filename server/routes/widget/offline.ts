@@ -7,6 +7,7 @@ import { updateVisitor } from '../../commands/updateVisitor.js';
 import { HttpError } from '../../errors.js';
 import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { presentMessage } from '../../presenters/message.js';
+import { messageDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const offlineSchema = z.object({
   email: emailField(OFFLINE_EMAIL_REQUIRED, EMAIL_INVALID),
@@ -23,7 +24,7 @@ export default async function offlineRoutes(fastify: FastifyInstance): Promise<v
   limitWidgetCalls(app);
   app.post(
     '/widget/offline',
-    { schema: { tags: ['widget'], body: offlineSchema, security: [{ bearer: [] }] }, onRequest: authenticateVisitor },
+    { schema: { response: { 201: okSchema(messageDtoSchema) }, tags: ['widget'], body: offlineSchema, security: [{ bearer: [] }] }, onRequest: authenticateVisitor },
     async (request, reply) => {
       const { email, message } = request.body;
       const visitor = await updateVisitor(app, request.visitor, { email });

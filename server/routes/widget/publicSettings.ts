@@ -8,6 +8,7 @@ import { notFound } from '../../errors.js';
 import { presentPublicWidgetSettings } from '../../presenters/widgetSettings.js';
 import { limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { isAgentOnline } from '../../services/presence.js';
+import { okSchema, publicWidgetSettingsDtoSchema } from '../../presenters/dtoSchemas.js';
 
 /**
  * GET /api/widget-settings?unique_code=... — public (no token, any origin): what the widget
@@ -20,7 +21,7 @@ export default async function publicWidgetSettingsRoutes(fastify: FastifyInstanc
 
   app.get(
     '/widget-settings',
-    { schema: { tags: ['widget'], querystring: widgetSettingsQuery } },
+    { schema: { response: { 200: okSchema(publicWidgetSettingsDtoSchema) }, tags: ['widget'], querystring: widgetSettingsQuery } },
     async (request, reply) => {
       const [row] = await app.db
         .select({ accountId: accounts.id, settings: widgetSettings })

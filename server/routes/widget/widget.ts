@@ -24,6 +24,8 @@ import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
 import { presentVisitor } from '../../presenters/visitor.js';
+import { messageDtoSchema, messageListSchema, okSchema, successSchema, visitorDtoSchema } from '../../presenters/dtoSchemas.js';
+import { z } from 'zod';
 
 const visitorSecured = { security: [{ bearer: [] }] };
 const EVENT_STATUS = { load: 'Pending', connect: 'Active', error: 'Error' } as const;
@@ -40,7 +42,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   limitWidgetCalls(app);
 
-  app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema }, preValidation: limitNewVisitor }, async (request, reply) => {
+  app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema, response: { 201: okSchema(z.object({ visitor_id: z.string(), visitor_token: z.string() })) } }, preValidation: limitNewVisitor }, async (request, reply) => {
     const body = request.body;
     const accountId = await accountIdForKey(app.db, body.unique_code);
     const { visitor, token } = await createVisitor(app.db, {
@@ -60,7 +62,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.get(
     '/widget/messages',
-    { schema: { tags: ['widget'], querystring: sinceIdQuery, ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], querystring: sinceIdQuery, response: { 200: messageListSchema }, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const { data, nextCursor, hasMore } = await listMessages(app.db, request.query, async (tx) => {
         const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
@@ -72,7 +74,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.post(
     '/widget/messages',
-    { schema: { tags: ['widget'], ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], response: { 200: okSchema(messageDtoSchema), 201: okSchema(messageDtoSchema) }, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request, reply) => {
       const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE, ...CHAT_DOCUMENTS });
       const input = parseOrThrow(widgetMessageSchema, form.fields);
@@ -96,7 +98,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.patch(
     '/widget/visitor',
-    { schema: { tags: ['widget'], body: updateWidgetVisitorSchema, ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], body: updateWidgetVisitorSchema, response: { 200: okSchema(visitorDtoSchema) }, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const { name, email, page_url: pageUrl, time_zone: timeZone } = request.body;
       const visitor = await updateVisitor(app, request.visitor, { name, email, pageUrl, timeZone });
@@ -105,7 +107,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     },
   );
 
-  app.post('/widget/events', { schema: { tags: ['widget'], body: widgetEventSchema } }, async (request, reply) => {
+  app.post('/widget/events', { schema: { tags: ['widget'], body: widgetEventSchema, response: { 202: successSchema } } }, async (request, reply) => {
     const { unique_code: key, load_id: id, kind, detail } = request.body;
     const accountId = await accountIdForKey(app.db, key);
     const status = EVENT_STATUS[kind];
