@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildChattingVisitor, multipart, pngPart } from '../test/chatFactories.js';
 import { buildAccount, type TestOwner } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
+import { jsonSchemaOf } from '../test/openApiSchema.js';
 
 /**
  * The whole route matrix with valid input: every operation of GET /api/openapi.json is called the
@@ -23,6 +24,15 @@ const ajv = new Ajv({ strict: false, allErrors: true });
 
 /** Operations whose success answers the document does not describe yet (issue 14: to be done). */
 const NOT_YET = new Set<string>([
+  'POST /api/widget/messages/{id}/vote',
+  'POST /api/widget/handover',
+  'GET /api/chatbot/sources',
+  'POST /api/chatbot/sources',
+  'POST /api/chatbot/sources/upload',
+  'POST /api/chatbot/sources/{id}/refresh',
+  'DELETE /api/chatbot/sources/{id}',
+  'GET /api/chatbot/sources/{id}/passages',
+  'GET /api/chatbot/source-usage',
   'POST /api/user/subscription/downgrade',
   'POST /api/user/subscription/cancel',
   'DELETE /api/user/subscription/scheduled-change',
@@ -187,17 +197,6 @@ beforeAll(async () => {
   ids.fresh = fresh.token;
 });
 afterAll(() => t.close());
-
-/** OpenAPI 3.0's `nullable` in JSON Schema terms, for ajv. */
-function jsonSchemaOf(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(jsonSchemaOf);
-  if (!node || typeof node !== 'object') return node;
-  const { nullable, ...rest } = node as Record<string, unknown>;
-  const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchemaOf(v)]));
-  if (nullable !== true) return out;
-  if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'], ...(out.enum ? { enum: [...(out.enum as unknown[]), null] } : {}) };
-  return { anyOf: [out, { type: 'null' }] };
-}
 
 function problemsOf(op: string, status: number, body: unknown): string[] {
   const [method, path] = op.split(' ') as [string, string];
