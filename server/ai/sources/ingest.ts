@@ -185,8 +185,10 @@ export async function refreshSource(deps: RefreshDeps, accountId: string, source
     const read = await readSource(source, deps);
     const done = new Date();
     await db.transaction(async (tx) => {
-      // The account's passages of its other sources, against its limit (the source row is locked
-      // meanwhile, so a removal cannot interleave).
+      // The account's passages of its other sources, against its limit: under a transaction-scoped
+      // advisory lock on the account, so two refreshes of the account count one after the other;
+      // the source row is locked too, so a removal cannot interleave.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`parley:ai-sources:${accountId}`}, 0))`);
       const [still] = await tx.select({ id: aiSources.id }).from(aiSources).where(eq(aiSources.id, sourceId)).for('update');
       if (!still) return;
       const [others] = await tx
