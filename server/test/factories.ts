@@ -1,8 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { AuthResponse, UserDto } from '@parley/shared';
 import { issueToken } from '../commands/issueToken.js';
-import { conversations, messages, roles, users, visitors } from '../db/schema.js';
+import { authTokens, conversations, messages, roles, users, visitors } from '../db/schema.js';
+import { forgetPresence } from '../services/presence.js';
 import { hashPassword, hashToken, newToken } from '../services/secrets.js';
 
 let seq = 0;
@@ -112,4 +113,14 @@ export async function insertVisitorWithConversation(
     .returning({ id: conversations.id });
   await db.insert(messages).values({ accountId, conversationId: conversation!.id, senderType: 'visitor', message: text });
   return { visitorId: visitor!.id, conversationId: conversation!.id };
+}
+
+/**
+ * Nobody of the account is online for visitors: every session last used an hour ago (tests open
+ * no console socket for it), and this node forgets the presence it had cached.
+ */
+export async function everyoneOffline(app: FastifyInstance, owner: TestOwner): Promise<void> {
+  const ids = (await app.db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((u) => u.id);
+  await app.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
+  forgetPresence(app.db, owner.user.account_id);
 }

@@ -1,11 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDOVER_MESSAGE, aiResolvedCount } from '../../ai/visitors.js';
-import { authTokens, users } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
-import { buildAccount, call, type TestOwner } from '../../test/factories.js';
+import { buildAccount, call, everyoneOffline } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { settleJobs } from '../../test/jobs.js';
 import { callMultipart } from '../../test/multipart.js';
@@ -29,13 +27,6 @@ const widgetMessages = async (v: TestVisitor) => {
   await t.app.events.drain();
   return (await call(t.app, 'GET', '/api/widget/messages', { token: v.token })).body.data as { sender_type: string; message: string }[];
 };
-
-/** Nobody of the account has used the console for an hour: no agent is online. */
-async function everyoneOffline(owner: TestOwner): Promise<void> {
-  const db = t.app.database.db;
-  const ids = (await db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((r) => r.id);
-  await db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
-}
 
 describe('learning from a real conversation', () => {
   it('learns the agent reply to a widget question and answers a paraphrase in the console', async () => {
@@ -129,7 +120,7 @@ describe('visitor auto-answer', () => {
     const owner = await buildAccount(t.app);
     await ask(owner.token, 'remember: we ship worldwide in 3-5 days');
     await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.6 } });
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     const since = new Date(Date.now() - 60_000);
 
     const visitor = await buildChattingVisitor(t.app, owner.widgetKey, 'Do you ship internationally?');
@@ -160,7 +151,7 @@ describe('visitor auto-answer', () => {
     const owner = await buildAccount(t.app);
     await ask(owner.token, 'remember: we ship worldwide in 3-5 days');
     const offByDefault = await buildChattingVisitor(t.app, owner.widgetKey, 'Do you ship internationally?');
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     expect((await widgetMessages(offByDefault)).length).toBe(1);
 
     await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.6 } });

@@ -1,8 +1,8 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiPatterns, authTokens, users } from '../../db/schema.js';
+import { aiPatterns, } from '../../db/schema.js';
 import { assignConversation, buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
-import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
+import { buildAccount, buildMember, call, everyoneOffline } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { settleJobs } from '../../test/jobs.js';
 import { callMultipart } from '../../test/multipart.js';
@@ -37,12 +37,6 @@ const widgetMessages = async (v: TestVisitor) => {
 };
 const botLines = async (v: TestVisitor) => (await widgetMessages(v)).filter((m) => m.sender_type === 'bot').map((m) => m.message);
 
-async function everyoneOffline(owner: TestOwner): Promise<void> {
-  const db = t.app.database.db;
-  const ids = (await db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((r) => r.id);
-  await db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
-}
-
 const RESET_LINK = 'https://shop.example/account/reset?token=9f8a7b6c5d4e3f2a1b0c';
 
 describe("Carol's reply never reaches Mallory", () => {
@@ -51,7 +45,7 @@ describe("Carol's reply never reaches Mallory", () => {
     expect((await settings(owner.token, { auto_answer_enabled: true, threshold: 0.6, auto_approve: true })).status).toBe(200);
     const carol = await buildChattingVisitor(t.app, owner.widgetKey, 'Hi, I forgot my password. How do I reset my password?', 'Carol Jones');
     await reply(owner.token, carol.id, `Hi Carol! Here is your password reset link: ${RESET_LINK} It is valid for one hour, Carol.`);
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
 
     const mallory = await buildChattingVisitor(t.app, owner.widgetKey, 'How do I reset my password?', 'Mallory');
     for (const line of await botLines(mallory)) {
@@ -72,7 +66,7 @@ describe("Carol's reply never reaches Mallory", () => {
     expect(learned.answer).toBe('You can reset your password from the sign-in page: choose "Forgot password" and we email you a link.');
     expect(learned.question).not.toContain('carol');
     expect(learned).toMatchObject({ source: 'conversation', redactions: 1, author: { name: 'Olivia Owner' } });
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
 
     const mallory = await buildChattingVisitor(t.app, owner.widgetKey, 'How can I reset my password?', 'Mallory');
     const [answer] = await botLines(mallory);
@@ -88,7 +82,7 @@ describe('the review queue', () => {
     await settings(owner.token, { auto_answer_enabled: true, threshold: 0.6 });
     const first = await buildChattingVisitor(t.app, owner.widgetKey, 'Do you offer gift wrapping for presents?');
     await reply(owner.token, first.id, 'Yes, gift wrapping costs $4 per item.');
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
 
     // Pending: the owner's console may use it (they see its conversation), visitors may not.
     const before = await buildChattingVisitor(t.app, owner.widgetKey, 'Can you gift wrap my present?');
@@ -106,13 +100,13 @@ describe('the review queue', () => {
     });
     expect(approved.status).toBe(200);
     expect(approved.body.data).toMatchObject({ status: 'approved', answer: 'Yes: gift wrapping costs $4 per item, ribbon included.' });
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     const after = await buildChattingVisitor(t.app, owner.widgetKey, 'Can you gift wrap my present?');
     expect((await botLines(after))[0]).toContain('ribbon included');
 
     // Rejected: nobody is answered from it, and learning the same reply again does not revive it.
     await call(t.app, 'PATCH', `/api/chatbot/knowledge/${item.id}`, { token: owner.token, body: { status: 'rejected' } });
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     const rejected = await buildChattingVisitor(t.app, owner.widgetKey, 'Can you gift wrap my present?');
     expect(await botLines(rejected)).toEqual([]);
     expect((await ask(owner.token, 'Can you gift wrap my present?')).body.data[1].content).toMatch(/^I'm not sure/);
@@ -164,7 +158,7 @@ describe('the review queue', () => {
     const v = await buildChattingVisitor(t.app, owner.widgetKey, 'Do you offer gift wrapping for presents?');
     await reply(owner.token, v.id, 'Yes, gift wrapping costs $4 per item.');
     expect((await knowledge(owner.token, '?status=approved')).body.total).toBe(1);
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     const next = await buildChattingVisitor(t.app, owner.widgetKey, 'Can you gift wrap my present?');
     expect((await botLines(next))[0]).toContain('gift wrapping costs $4');
   });

@@ -1,9 +1,9 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDOVER_MESSAGE, autoAnswerFigures, replyTimeText } from '../../ai/visitors.js';
-import { aiAnswers, aiConversations, aiFeedback, aiPassages, aiPatterns, aiSources, authTokens, conversations, messages, users } from '../../db/schema.js';
+import { aiAnswers, aiConversations, aiFeedback, aiPassages, aiPatterns, aiSources, conversations, messages, } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
-import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
+import { buildAccount, buildMember, call, everyoneOffline } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { callMultipart } from '../../test/multipart.js';
 
@@ -23,18 +23,12 @@ const widgetMessages = async (v: TestVisitor) => {
 const vote = (v: TestVisitor, id: number, value: string) => call(t.app, 'POST', `/api/widget/messages/${id}/vote`, { token: v.token, body: { vote: value } });
 const handover = (v: TestVisitor) => call(t.app, 'POST', '/api/widget/handover', { token: v.token, body: {} });
 
-async function everyoneOffline(owner: TestOwner): Promise<void> {
-  const db = t.app.database.db;
-  const ids = (await db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((r) => r.id);
-  await db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
-}
-
 /** An account whose assistant answers "Do you ship internationally?" to visitors, nobody online. */
 async function answeringAccount() {
   const owner = await buildAccount(t.app);
   await callMultipart(t.app, 'POST', '/api/chatbot/message', { token: owner.token, fields: { message: 'remember: we ship worldwide in 3-5 days' } });
   await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.6 } });
-  await everyoneOffline(owner);
+  await everyoneOffline(t.app, owner);
   const visitor = await buildChattingVisitor(t.app, owner.widgetKey, 'Do you ship internationally?');
   const msgs = await widgetMessages(visitor);
   const bot = msgs.at(-1)!;
@@ -159,7 +153,7 @@ describe('Talk to a person', () => {
     const { owner, visitor } = await answeringAccount();
     const agent = await buildMember(t.app, owner, 'Agent', { name: 'Agent Two' });
     await t.database.db.update(conversations).set({ assigneeId: agent.id }).where(eq(conversations.visitorId, visitor.id));
-    await everyoneOffline(owner);
+    await everyoneOffline(t.app, owner);
     await call(t.app, 'POST', '/api/widget/messages', { token: visitor.token, body: { message: 'I want to talk to a human please' } });
     const msgs = await widgetMessages(visitor);
     // No reply of the account to go by: the general line.

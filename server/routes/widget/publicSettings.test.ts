@@ -1,7 +1,6 @@
-import { eq, inArray } from 'drizzle-orm';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authTokens, users } from '../../db/schema.js';
-import { buildAccount, call, type TestOwner } from '../../test/factories.js';
+import { buildAccount, call, type TestOwner, everyoneOffline } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { callMultipart, pngFile } from '../../test/multipart.js';
 
@@ -26,12 +25,6 @@ async function customise(app: TestApp['app'], owner: TestOwner): Promise<string>
   });
   expect(greet.status).toBe(200);
   return look.body.data.avatar as string;
-}
-
-/** Every session of the account last used an hour ago: nobody is online. */
-async function goOffline(owner: TestOwner): Promise<void> {
-  const ids = (await t.database.db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((u) => u.id);
-  await t.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
 }
 
 describe('GET /api/widget-settings (public)', () => {
@@ -65,7 +58,7 @@ describe('GET /api/widget-settings (public)', () => {
 
   it('answers the defaults of a new account, and agent_online false when nobody is signed in recently', async () => {
     const owner = await buildAccount(t.app, { name: 'Dana' });
-    await goOffline(owner);
+    await everyoneOffline(t.app, owner);
     const res = await call(t.app, 'GET', `/api/widget-settings?unique_code=${owner.widgetKey}`);
     expect(res.body.data).toEqual({
       name: 'Dana',
