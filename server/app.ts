@@ -58,7 +58,7 @@ import { consoleRatingRoutes, widgetRatingRoutes } from './routes/ratings/rating
 import transcriptRoutes from './routes/transcripts/transcripts.js';
 import { consoleTriggerRoutes, widgetTriggerRoutes } from './routes/triggers/triggers.js';
 import apiKeysRoutes from './routes/apiKeys/apiKeys.js';
-import { storageDisposition } from './routes/storage/disposition.js';
+import storageFileRoutes, { storageHeaders } from './routes/storage/files.js';
 import widgetLanguageRoutes from './routes/widget/language.js';
 import webhooksRoutes from './routes/webhooks/webhooks.js';
 import { subscribeWebhooks } from './webhooks/subscribe.js';
@@ -199,21 +199,22 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     limits: { fileSize: CHAT_IMAGE_MAX_BYTES, files: 1, fields: 20, parts: 21 },
   });
 
-  await app.register(fastifyStatic, {
-    root: app.storage.root,
-    prefix: '/storage/',
-    decorateReply: false,
-    index: false,
-    list: false,
-    dotfiles: 'deny',
-    setHeaders(res, filePath) {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      // Images show inline; documents (issue 13) always download, named by the link's ?name=.
-      res.setHeader('Content-Disposition', storageDisposition(filePath, (res as { req?: { url?: string } }).req?.url));
-      res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; sandbox");
-      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    },
-  });
+  if (app.storage.backend.kind === 'local') {
+    await app.register(fastifyStatic, {
+      root: app.storage.root,
+      prefix: '/storage/',
+      decorateReply: false,
+      index: false,
+      list: false,
+      dotfiles: 'deny',
+      setHeaders(res, filePath) {
+        for (const [name, value] of Object.entries(storageHeaders(filePath, (res as { req?: { url?: string } }).req?.url))) res.setHeader(name, value);
+      },
+    });
+  } else {
+    // STORAGE_URL: the files are in a bucket; the node streams them with the same headers.
+    await app.register(storageFileRoutes);
+  }
 
   await app.register(healthRoutes);
   await app.register(authRoutes, { prefix: '/api/vms' });

@@ -39,6 +39,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default('./data'),
   DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
+  /** Uploads in an S3-compatible bucket instead of DATA_DIR/storage (storage/backend.ts). */
+  STORAGE_URL: optionalUrl(['s3']),
   SMTP_URL: optionalUrl(['smtp', 'smtps']),
   MAIL_FROM: z.string().trim().default('Parley <no-reply@localhost>'),
   /** Encrypts TOTP and webhook signing secrets at rest (services/secrets.ts); unset: DATA_DIR/secrets.key, made once. */
@@ -256,6 +258,8 @@ export interface UploadBudget {
 export interface UploadsConfig {
   /** DATA_DIR/storage: every node (and `npm run worker`) reads and writes files there. */
   root: string;
+  /** STORAGE_URL: an S3-compatible bucket holds the files instead of `root` (storage/backend.ts). */
+  url?: string | undefined;
   /** UPLOADS_PER_VISITOR_*, UPLOAD_MB_PER_VISITOR_*: one widget visitor. */
   visitor: UploadBudget;
   /** UPLOADS_PER_ACCOUNT_*, UPLOAD_MB_PER_ACCOUNT_*: everyone uploading to one account. */
@@ -415,6 +419,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     visitorReplies: { batchSeconds: e.VISITOR_REPLY_BATCH_SECONDS },
     uploads: {
       root: path.join(path.resolve(e.DATA_DIR), 'storage'),
+      url: e.STORAGE_URL,
       visitor: {
         perHour: e.UPLOADS_PER_VISITOR_HOUR,
         perDay: e.UPLOADS_PER_VISITOR_DAY,

@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { RedisClientType } from 'redis';
 import { STORAGE_QUOTA_REACHED } from '@parley/shared';
 import type { UploadsConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { accountStorage, storedFiles } from '../db/schema.js';
 import { HttpError } from '../errors.js';
+import { openStorageBackend, type StorageBackend } from '../storage/backend.js';
 import { UploadBudgets, type Uploader } from '../storage/budgets.js';
 import { removeStoredFile } from '../storage/cleanup.js';
 import { checkDimensions } from '../storage/images.js';
@@ -17,6 +17,10 @@ import { Thumbnailer } from '../storage/thumbnails.js';
 import { randomId } from './secrets.js';
 
 export { thumbnailPathOf };
+
+const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf', txt: 'text/plain' };
+/** The Content-Type a stored file is served with (storage/backend.ts writes it beside the bytes in a bucket). */
+export const mimeOf = (ext: string) => MIME[ext.toLowerCase()] ?? 'application/octet-stream';
 
 export interface StorageDeps {
   db: Db;
@@ -30,18 +34,23 @@ export interface StorageDeps {
 /**
  * The one way uploads are stored, for every route that accepts files: budgets per visitor and
  * per account (check, spend), then save(): a thumbnail, the plan's storage quota, the file's
- * record and the account's usage in one transaction, then the files on the local disk (one
- * volume shared by all nodes in docker-compose.yml). Paths are `<account id>/<random>.<ext>`:
+ * record and the account's usage in one transaction, then the files in the backend: the local
+ * folder (one volume shared by all nodes in docker-compose.yml) or, with STORAGE_URL, an
+ * S3-compatible bucket (storage/backend.ts). Paths are `<account id>/<random>.<ext>`:
  * unguessable, and an account's files go with it. Files nothing refers to are removed by the
  * `storage.sweep` job (storage/cleanup.ts).
  */
 export class Storage {
+  /** The local folder (DATA_DIR/storage); it holds the files unless STORAGE_URL names a bucket. */
   readonly root: string;
+  /** Where the bytes are: read, stream, size, delete and list go through it. */
+  readonly backend: StorageBackend;
   readonly budgets: UploadBudgets;
   private readonly thumbnailer = new Thumbnailer();
 
   constructor(private readonly deps: StorageDeps) {
     this.root = deps.config.root;
+    this.backend = openStorageBackend(deps.config.root, deps.config.url);
     this.budgets = new UploadBudgets(deps.config, deps.redis);
   }
 
@@ -87,13 +96,11 @@ export class Storage {
       await tx.insert(storedFiles).values({ accountId, path: rel, bytes: total });
     });
     try {
-      const full = this.fullPath(rel);
-      await fs.mkdir(path.dirname(full), { recursive: true });
-      await fs.writeFile(full, bytes, { flag: 'wx' });
-      const thumb = this.fullPath(thumbnailPathOf(rel));
-      // A small image is its own thumbnail: a hard link costs no space.
-      if (thumbnail) await fs.writeFile(thumb, thumbnail, { flag: 'wx' });
-      else if (withThumbnail) await fs.link(full, thumb);
+      await this.backend.put(rel, bytes, mimeOf(ext));
+      const thumb = thumbnailPathOf(rel);
+      // A small image is its own thumbnail (on the local folder a hard link: no space).
+      if (thumbnail) await this.backend.put(thumb, thumbnail, mimeOf(thumbnailPathOf(rel).split('.').pop() ?? ext));
+      else if (withThumbnail) await this.backend.copy(rel, thumb);
     } catch (e) {
       await this.remove(rel).catch(() => {});
       throw e;
@@ -113,10 +120,27 @@ export class Storage {
   }
 
   async removeAccount(accountId: string): Promise<void> {
-    await fs.rm(path.join(this.root, accountId), { recursive: true, force: true });
+    await this.backend.deletePrefix(`${accountId}/`);
   }
 
+  /** A stored file's bytes (undefined when there is none), whichever backend holds them. */
+  read(rel: string): Promise<Buffer | undefined> {
+    return this.backend.read(rel);
+  }
+
+  /** A stored file as a stream with its size (downloads). */
+  open(rel: string): Promise<{ body: Readable; size: number } | undefined> {
+    return this.backend.open(rel);
+  }
+
+  /** A stored file's size; undefined when there is none. */
+  size(rel: string): Promise<number | undefined> {
+    return this.backend.size(rel);
+  }
+
+  /** The local path of a stored file (the local folder only: other backends have none). */
   fullPath(rel: string): string {
-    return path.join(this.root, rel);
+    if (this.backend.kind !== 'local') throw new Error('fullPath: uploads are not on the local folder (STORAGE_URL)');
+    return `${this.root}/${rel}`;
   }
 }

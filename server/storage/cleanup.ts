@@ -1,10 +1,9 @@
 import { and, asc, eq, gte, isNull, lt, sql } from 'drizzle-orm';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
 import { accountStorage, aiChatMessages, aiSources, messages, storedFiles, widgetSettings } from '../db/schema.js';
 import { DeferJob, defineJob, type JobContext } from '../jobs/types.js';
+import { storageAt } from './backend.js';
 import { thumbnailPathOf } from './paths.js';
 
 /** Rows looked at per query; a sweep goes on until none is left. */
@@ -12,7 +11,7 @@ const BATCH = 200;
 /** A message is written just after its file: look for it from a little before the file. */
 const CLOCK_SLACK = sql`interval '5 minutes'`;
 
-/** Removes one stored file: its record and the account's usage in one transaction, then the bytes on disk. */
+/** Removes one stored file: its record and the account's usage in one transaction, then the bytes (in the backend opened for `root`). */
 export async function removeStoredFile(db: Db, root: string, rel: string): Promise<void> {
   await db.transaction(async (tx) => {
     const [gone] = await tx.delete(storedFiles).where(eq(storedFiles.path, rel)).returning();
@@ -22,8 +21,9 @@ export async function removeStoredFile(db: Db, root: string, rel: string): Promi
       .set({ bytes: sql`greatest(${accountStorage.bytes} - ${gone.bytes}, 0)`, files: sql`greatest(${accountStorage.files} - 1, 0)` })
       .where(eq(accountStorage.accountId, gone.accountId));
   });
-  await fs.rm(path.join(root, rel), { force: true });
-  await fs.rm(path.join(root, thumbnailPathOf(rel)), { force: true });
+  const files = storageAt(root);
+  await files.delete(rel);
+  await files.delete(thumbnailPathOf(rel));
 }
 
 type Holder = { heldBy: 'message'; messageId: number } | { heldBy: 'avatar' | 'assistant' | 'source' } | undefined;

@@ -16,5 +16,6 @@ export async function scheduleStorageSweep(app: FastifyInstance, accountId: stri
  * Every node may do it at once (idempotent); the marker it leaves makes later starts skip it.
  */
 export function startRecordingExisting(app: FastifyInstance): void {
-  void recordExistingFiles(app.db, app.storage.root, app.log).catch((err: unknown) => app.log.warn({ err }, 'recording existing uploads failed; it runs again at the next start'));
+  // Files stored before records existed were only ever on the local folder.
+  if (app.storage.backend.kind === 'local') void recordExistingFiles(app.db, app.storage.root, app.log).catch((err: unknown) => app.log.warn({ err }, 'recording existing uploads failed; it runs again at the next start'));
 }
