@@ -137,6 +137,7 @@ describe('STORAGE_URL=s3://...: uploads, thumbnails, downloads and cleanup in th
     const thumb = await t.app.inject({ method: 'GET', url: `/storage/${thumbnailPathOf(rel)}` });
     expect(thumb.statusCode).toBe(200);
     expect(thumb.headers['content-type']).toBe('image/png');
+    expect(thumb.rawPayload.length).toBeLessThan(image.length); // a bounded thumbnail, not a copy
     expect((await t.app.inject({ method: 'GET', url: `/storage/${accountId}/nothing.png` })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/storage/${accountId}/..%2F..%2Fetc.png` })).statusCode).toBe(404);
     expect(await t.app.storage.read(rel)).toEqual(image);
