@@ -155,7 +155,7 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
     return;
   }
   // Visitors get approved knowledge only: nothing learned reaches them before the owner's review.
-  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm, allow: approvedOnly });
+  const a = await answer(app.db, accountId, text, { threshold: settings.threshold, llm: app.config.llm, embeddings: app.config.embeddings, allow: approvedOnly });
   if (!a.known || a.confidence < settings.threshold || NOT_QUESTIONS.has(a.intent)) return; // a human will answer
   await flag(app.db, accountId, conversation.id, 'answered');
   // Issue 17: the answer is recorded (ai_answers) with what it cites; the widget shows it as the
