@@ -133,7 +133,8 @@ export class MiniSocket {
     };
     if (this.transport === 'websocket') {
       try {
-        return started(webSocketPipe(this.url, onFrame, onEnd));
+        started(webSocketPipe(this.url, onFrame, onEnd));
+        return;
       } catch {
         // A WebSocket the page forbids (its CSP, a patched constructor) throws: long-poll instead.
         this.transport = 'polling';
