@@ -9,11 +9,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { and, asc, eq, isNotNull, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type AiSourceDto, SOURCE_FILE_MAX_BYTES } from '@parley/shared';
 import { hasProfessional } from '../../billing/limits.js';
-import type { Db } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { aiPassages, aiSources } from '../../db/schema.js';
 import { DeferJob, defineJob, JOB_TOPIC, type JobContext, type JobQueue } from '../../jobs/types.js';
 import { writeOutbox } from '../../outbox/outbox.js';
@@ -155,6 +155,45 @@ export interface RefreshDeps {
   log?: { warn: (obj: object, msg: string) => void };
 }
 
+const passageKey = (p: { url: string | null; question: string | null; text: string }) => JSON.stringify([p.url, p.question, p.text]);
+
+/**
+ * Makes the source's passages what it says now. A passage whose words did not change keeps its
+ * row (its id, so answers keep citing it; its feedback weight, counts and vector); the others are
+ * removed or added. Called in the refresh's transaction.
+ */
+async function replacePassages(tx: Tx, accountId: string, sourceId: string, chunks: Chunk[]): Promise<void> {
+  const old = await tx
+    .select({ id: aiPassages.id, url: aiPassages.url, question: aiPassages.question, text: aiPassages.text, title: aiPassages.title, heading: aiPassages.heading, position: aiPassages.position })
+    .from(aiPassages)
+    .where(eq(aiPassages.sourceId, sourceId));
+  // The same words may stand twice in a source (a repeated block): each old row is matched once.
+  const byKey = new Map<string, (typeof old)[number][]>();
+  for (const p of old) byKey.set(passageKey(p), [...(byKey.get(passageKey(p)) ?? []), p]);
+  const fresh: (typeof aiPassages.$inferInsert)[] = [];
+  const moved: { id: number; position: number; title: string; heading: string }[] = [];
+  chunks.forEach((c, position) => {
+    const title = c.title.slice(0, 500);
+    const heading = c.heading.slice(0, 500);
+    const key = passageKey(c);
+    const same = byKey.get(key)?.shift();
+    if (!same) {
+      fresh.push({ accountId, sourceId, url: c.url, title, heading, question: c.question, text: c.text, position });
+      return;
+    }
+    if (same.position !== position || same.title !== title || same.heading !== heading) moved.push({ id: same.id, position, title, heading });
+  });
+  const gone = [...byKey.values()].flat().map((p) => p.id);
+  for (let i = 0; i < gone.length; i += 1000) await tx.delete(aiPassages).where(inArray(aiPassages.id, gone.slice(i, i + 1000)));
+  for (const m of moved) {
+    await tx
+      .update(aiPassages)
+      .set({ position: m.position, title: m.title, heading: m.heading, rev: sql`nextval('ai_passages_rev_seq')` })
+      .where(eq(aiPassages.id, m.id));
+  }
+  for (let i = 0; i < fresh.length; i += 500) await tx.insert(aiPassages).values(fresh.slice(i, i + 500));
+}
+
 /**
  * Refreshes one source of the account: its passages are replaced by what it says now, or, when
  * it cannot be read, kept as they were and the source marked failed with the reason. Returns
@@ -201,21 +240,7 @@ export async function refreshSource(deps: RefreshDeps, accountId: string, source
           `This source has ${read.chunks.length.toLocaleString('en')} passages, more than the ${Math.max(0, room).toLocaleString('en')} left of the account's ${sourceSettings.maxPassagesPerAccount.toLocaleString('en')}: remove another source first.`,
         );
       }
-      await tx.delete(aiPassages).where(eq(aiPassages.sourceId, sourceId));
-      for (let i = 0; i < read.chunks.length; i += 500) {
-        await tx.insert(aiPassages).values(
-          read.chunks.slice(i, i + 500).map((c, j) => ({
-            accountId,
-            sourceId,
-            url: c.url,
-            title: c.title.slice(0, 500),
-            heading: c.heading.slice(0, 500),
-            question: c.question,
-            text: c.text,
-            position: i + j,
-          })),
-        );
-      }
+      await replacePassages(tx, accountId, sourceId, read.chunks);
       await tx
         .update(aiSources)
         .set({

@@ -99,8 +99,13 @@ describe('a website source', () => {
     expect((await list(owner.token)).body.total).toBe(1);
   });
 
-  it('refresh replaces its passages with what the site says now', async () => {
+  it('refresh replaces its passages with what the site says now; an unchanged passage keeps its row, feedback and citations', async () => {
     const before = (await passages(owner.token, id, '?limit=100')).body.data as { id: number; text: string }[];
+    const unchanged = before.find((p) => !p.text.includes('euros'))!;
+    const priced = before.filter((p) => p.text.includes('costs 4 euros'));
+    expect(priced.length).toBeGreaterThan(0);
+    // The team's feedback on a passage the site does not change.
+    await db().update(aiPassages).set({ weight: 1.45, helpful: 3, uses: 7 }).where(eq(aiPassages.id, unchanged.id));
     site.pages.set('/prices.html', '<title>Prices | Corner Bakery</title><h1>Prices</h1><p>A sourdough loaf now costs 5 euros.</p>');
     const res = await call(t.app, 'POST', `/api/chatbot/sources/${id}/refresh`, { token: owner.token });
     expect(res.status).toBe(202);
@@ -112,7 +117,10 @@ describe('a website source', () => {
     expect(texts).toContain('now costs 5 euros');
     expect(texts).not.toContain('costs 4 euros');
     expect(after.length).toBe(await storedCount(id));
-    expect(after.some((p) => before.some((b) => b.id === p.id))).toBe(false);
+    // What changed is new rows; what did not keeps its row and what was learned about it.
+    expect(after.some((p) => priced.some((b) => b.id === p.id))).toBe(false);
+    const [kept] = await db().select().from(aiPassages).where(eq(aiPassages.id, unchanged.id));
+    expect(kept).toMatchObject({ text: unchanged.text, weight: 1.45, helpful: 3, uses: 7 });
     site.pages.delete('/prices.html');
   });
 
