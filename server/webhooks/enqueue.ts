@@ -29,7 +29,8 @@ const activeEndpoints = new WeakMap<Db, TtlCache<string, { id: string; events: s
 function endpointsOf(db: Db, accountId: string): Promise<{ id: string; events: string[] }[]> {
   let cache = activeEndpoints.get(db);
   if (!cache) activeEndpoints.set(db, (cache = ttlCache(ENDPOINTS_CACHE_MS)));
-  return cache.get(accountId, () =>
+  // An async function: drizzle's query is a thenable that runs again at every await; the cache keeps its one result.
+  return cache.get(accountId, async () =>
     db
       .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
       .from(webhookEndpoints)
