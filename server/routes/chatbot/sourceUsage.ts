@@ -6,6 +6,7 @@ import type { AiSourceUsageDto } from '@parley/shared';
 import { aiAnswers, aiPassages } from '../../db/schema.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
+import { aiSourceUsageDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_IDS = 100;
@@ -26,7 +27,7 @@ export default async function chatbotSourceUsageRoutes(fastify: FastifyInstance)
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/chatbot/source-usage',
-    { schema: { tags: ['chatbot'], querystring: idsQuery, security: [{ bearer: [] }] }, onRequest: authenticate },
+    { schema: { tags: ['chatbot'], querystring: idsQuery, response: { 200: okSchema(z.record(z.string(), aiSourceUsageDtoSchema)) }, security: [{ bearer: [] }] }, onRequest: authenticate },
     async (request) => {
       const { actor } = request;
       authorize(actor, 'ai.manage');

@@ -20,6 +20,7 @@ import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
+import { aiPassageDtoSchema, aiSourceDtoSchema, okSchema, pageSchema } from '../../presenters/dtoSchemas.js';
 import { checkUrl } from '../../services/outbound.js';
 import type { Actor } from '../../policies/actor.js';
 import { CURSOR_INVALID, PAGE_DEFAULT, PAGE_MAX } from '../../ai/review.js';
@@ -63,6 +64,12 @@ function decodeCursor(cursor: string | undefined, valid: RegExp): string[] | und
 
 const bareHost = (u: URL) => `${u.hostname.toLowerCase().replace(/^www\./, '')}${u.port ? `:${u.port}` : ''}`;
 
+/** The answers' shapes, as documented (OpenAPI) and checked when sent. */
+const oneSource = okSchema(aiSourceDtoSchema);
+const pagedSources = pageSchema(aiSourceDtoSchema).extend({ total: z.number() });
+const pagedPassages = pageSchema(aiPassageDtoSchema).extend({ total: z.number() });
+const removed = z.object({ success: z.boolean() });
+
 export default async function sourceRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -93,7 +100,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   };
 
   /** The account's sources, newest first (limit + cursor, total). */
-  app.get('/chatbot/sources', { schema: { tags, querystring: pageQuery, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/chatbot/sources', { schema: { tags, querystring: pageQuery, response: { 200: pagedSources }, ...secured }, onRequest: authenticate }, async (request) => {
     const { actor } = request;
     await manage(actor, false);
     const q = request.query;
@@ -124,7 +131,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   });
 
   /** Adds the website at `url` (crawled within its host) and queues its first refresh. */
-  app.post('/chatbot/sources', { schema: { tags, body: aiSourceUrlSchema, ...secured }, onRequest: authenticate }, async (request, reply) => {
+  app.post('/chatbot/sources', { schema: { tags, body: aiSourceUrlSchema, response: { 201: oneSource }, ...secured }, onRequest: authenticate }, async (request, reply) => {
     const { actor } = request;
     await manage(actor, true);
     const checked = checkUrl(request.body.url, app.config.outbound);
@@ -151,7 +158,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   });
 
   /** Uploads a document (.pdf, .docx, .md, .txt) or an FAQ file (.csv) and queues its reading. */
-  app.post('/chatbot/sources/upload', { schema: { tags, consumes: ['multipart/form-data'], ...secured }, onRequest: authenticate }, async (request, reply) => {
+  app.post('/chatbot/sources/upload', { schema: { tags, consumes: ['multipart/form-data'], response: { 201: oneSource }, ...secured }, onRequest: authenticate }, async (request, reply) => {
     const { actor } = request;
     await manage(actor, true);
     await checkRoom(actor.accountId);
@@ -199,7 +206,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   });
 
   /** Reads the source again now. */
-  app.post('/chatbot/sources/:id/refresh', { schema: { tags, params: idParams, ...secured }, onRequest: authenticate }, async (request, reply) => {
+  app.post('/chatbot/sources/:id/refresh', { schema: { tags, params: idParams, response: { 202: oneSource }, ...secured }, onRequest: authenticate }, async (request, reply) => {
     const { actor } = request;
     await manage(actor, true);
     const current = await findSource(actor, request.params.id);
@@ -209,7 +216,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   });
 
   /** Removes the source, what was learned from it (its passages) and its stored file. */
-  app.delete('/chatbot/sources/:id', { schema: { tags, params: idParams, ...secured }, onRequest: authenticate }, async (request) => {
+  app.delete('/chatbot/sources/:id', { schema: { tags, params: idParams, response: { 200: removed }, ...secured }, onRequest: authenticate }, async (request) => {
     const { actor } = request;
     await manage(actor, false);
     const source = await findSource(actor, request.params.id);
@@ -223,7 +230,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   });
 
   /** What the assistant learned from a source, in reading order (limit + cursor, total). */
-  app.get('/chatbot/sources/:id/passages', { schema: { tags, params: idParams, querystring: pageQuery, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/chatbot/sources/:id/passages', { schema: { tags, params: idParams, querystring: pageQuery, response: { 200: pagedPassages }, ...secured }, onRequest: authenticate }, async (request) => {
     const { actor } = request;
     await manage(actor, false);
     const source = await findSource(actor, request.params.id);

@@ -7,10 +7,12 @@ import { aiAnswers, conversations } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { parseRowId } from '../rowId.js';
+import { handoverDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const voteSchema = z.object({
   vote: z.enum(['helpful', 'not_helpful'], { message: 'The vote must be helpful or not_helpful' }),
 });
+const voted = okSchema(z.object({ message_id: z.number(), vote: voteSchema.shape.vote }));
 const visitorSecured = { security: [{ bearer: [] }] };
 const NOT_AN_ANSWER = 'Answer not found';
 
@@ -26,7 +28,7 @@ export default async function aiAnswerRoutes(fastify: FastifyInstance): Promise<
 
   app.post(
     '/widget/messages/:id/vote',
-    { schema: { tags: ['widget'], params: z.object({ id: z.string() }), body: voteSchema, ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], params: z.object({ id: z.string() }), body: voteSchema, response: { 200: voted }, ...visitorSecured }, onRequest: authenticateVisitor },
     async (request) => {
       const messageId = parseRowId(request.params.id, NOT_AN_ANSWER);
       await app.limiters.aiVote.consume(request.visitor.id);
@@ -43,7 +45,7 @@ export default async function aiAnswerRoutes(fastify: FastifyInstance): Promise<
     },
   );
 
-  app.post('/widget/handover', { schema: { tags: ['widget'], ...visitorSecured }, onRequest: authenticateVisitor }, async (request) => {
+  app.post('/widget/handover', { schema: { tags: ['widget'], response: { 200: okSchema(handoverDtoSchema) }, ...visitorSecured }, onRequest: authenticateVisitor }, async (request) => {
     const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
     if (!conversation) throw notFound('Conversation not found');
     return { message: 'success', data: await handOver(app, conversation, request.visitor) };
