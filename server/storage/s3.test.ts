@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, storedFiles } from '../db/schema.js';
+import { aiPassages, aiSources, messages, storedFiles } from '../db/schema.js';
 import { buildVisitor, multipart } from '../test/chatFactories.js';
 import { bearer, buildAccount } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
@@ -153,5 +153,30 @@ describe('STORAGE_URL=s3://...: uploads, thumbnails, downloads and cleanup in th
     // A deleted account's files go with it.
     await t.app.storage.removeAccount(accountId);
     expect(await collect(bucket.list(`${accountId}/`))).toEqual([]);
+  });
+});
+
+describe('STORAGE_URL=s3://...: knowledge sources', () => {
+  it("an FAQ uploaded for the assistant is kept in the bucket and read from there by the source's refresh", async () => {
+    const owner = await buildAccount(t.app);
+    const csv = Buffer.from('question,answer\nDo you repair bikes?,Yes: bring it in any weekday before noon.\n');
+    const { payload, headers } = multipart({}, { field: 'file', filename: 'faq.csv', contentType: 'text/csv', bytes: csv });
+    const res = await t.app.inject({ method: 'POST', url: '/api/chatbot/sources/upload', payload, headers: { ...headers, ...bearer(owner.token) } });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().data.id as string;
+    const [source] = await t.app.db.select().from(aiSources).where(eq(aiSources.id, id));
+    const bucket = new S3Backend(parseStorageUrl(storageUrl));
+    expect(await bucket.read(source!.filePath!)).toEqual(csv);
+    await expect(fs.stat(path.join(t.app.storage.root, source!.filePath!))).rejects.toThrow();
+
+    const until = Date.now() + 20_000;
+    let status = source!.status;
+    while (status !== 'ready' && status !== 'failed' && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      [{ status }] = (await t.app.db.select({ status: aiSources.status }).from(aiSources).where(eq(aiSources.id, id))) as [{ status: typeof status }];
+    }
+    expect(status).toBe('ready');
+    const passages = await t.app.db.select().from(aiPassages).where(eq(aiPassages.sourceId, id));
+    expect(passages.map((p) => [p.question, p.text])).toEqual([['Do you repair bikes?', 'Yes: bring it in any weekday before noon.']]);
   });
 });

@@ -7,8 +7,6 @@
  * next day, documents and FAQ files are refreshed on demand only. A sweep job (`ai.sourcesDue`)
  * puts back any due website whose job was lost.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { and, asc, eq, inArray, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type AiSourceDto, SOURCE_FILE_MAX_BYTES } from '@parley/shared';
@@ -17,6 +15,7 @@ import type { Db, Tx } from '../../db/client.js';
 import { aiPassages, aiSources } from '../../db/schema.js';
 import { DeferJob, defineJob, JOB_TOPIC, type JobContext, type JobQueue } from '../../jobs/types.js';
 import { writeOutbox } from '../../outbox/outbox.js';
+import { storageAt } from '../../storage/backend.js';
 import type { OutboundPolicy } from '../../services/outbound.js';
 import { type Chunk, chunkDocument, chunkFaq } from './chunk.js';
 import { CrawlError, type CrawlResult, crawlSite, type SkipReason } from './crawl.js';
@@ -130,12 +129,11 @@ async function readSource(source: SourceRow, deps: RefreshDeps): Promise<Read> {
     return { chunks, pageCount: result.pages.length, notes };
   }
   if (!source.filePath) throw new RefreshFailure('The file of this source is missing: upload it again.');
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(path.join(deps.storageRoot, source.filePath));
-  } catch {
-    throw new RefreshFailure('The file of this source is missing: upload it again.');
-  }
+  // Through the storage backend (local folder or S3 bucket) the uploads were saved to.
+  const bytes = await storageAt(deps.storageRoot)
+    .read(source.filePath)
+    .catch(() => undefined);
+  if (!bytes) throw new RefreshFailure('The file of this source is missing: upload it again.');
   if (source.kind === 'faq') {
     const rows = parseFaqCsv(new TextDecoder('utf-8').decode(bytes));
     return { chunks: chunkFaq(rows, source.name), pageCount: 1, notes: '' };
