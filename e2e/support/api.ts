@@ -115,3 +115,10 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
   }
   throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
+
+/** How many delivery acks of `kind` ('console' or 'widget') the server has timed (its /metrics, read from this machine). */
+export async function deliveryAcks(kind: 'console' | 'widget'): Promise<number> {
+  const text = await (await fetch(`${base()}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('parley_message_ack_seconds_count{') && l.includes(`kind="${kind}"`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}

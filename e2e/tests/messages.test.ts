@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { base, createVisitor, eventually, integrationSnippet, registerOwner, visitorHistory, visitorSays } from '../support/api';
+import { base, createVisitor, deliveryAcks, eventually, integrationSnippet, registerOwner, visitorHistory, visitorSays } from '../support/api';
 import { closeBrowser, newSession, visible } from '../support/browser';
 import { pngFile } from '../support/png';
 
@@ -29,6 +29,8 @@ describe('live message center (journey 3)', () => {
     await visitorSays(known, 'I have a question about pricing');
     const t0 = Date.now();
     await visible(log.getByText('I have a question about pricing'), 1000);
+    // The console acknowledged the pushed message on receipt: the server timed its delivery.
+    await eventually(async () => (await deliveryAcks('console')) > 0, 'the console delivery ack in /metrics');
     const openConversationMs = Date.now() - t0;
 
     // A brand-new visitor's first message: a new conversation in the list within 1 s.

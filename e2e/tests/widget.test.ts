@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { apiCall, base, eventually, integrationSnippet, type MessageDto, registerOwner } from '../support/api';
+import { apiCall, base, deliveryAcks, eventually, integrationSnippet, type MessageDto, registerOwner } from '../support/api';
 import { closeBrowser, newSession, visible } from '../support/browser';
 import { consoleSocket } from '../support/widget';
 import { pngFile } from '../support/png';
@@ -79,6 +79,8 @@ describe('widget on a foreign page (journey 8)', () => {
     expect(ack.ok).toBe(true);
     expect(ack.data).toMatchObject({ message: 'Yes, we ship everywhere in Europe.', sender_type: 'user', client_id: 'e2e-reply-1' });
     await visible(panel.getByText('Yes, we ship everywhere in Europe.'));
+    // The widget acknowledged the pushed reply on receipt: the server timed its delivery.
+    await eventually(async () => (await deliveryAcks('widget')) > 0, 'the widget delivery ack in /metrics');
 
     // A reload keeps the history (the visitor token lives in the host page's localStorage).
     await page.reload();

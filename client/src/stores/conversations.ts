@@ -4,6 +4,7 @@ import {
   type ConversationPayload,
   EVENTS,
   type MessageCreatedPayload,
+  type MessageDeliveredPayload,
   type MessageDto,
   type SeenPayload,
   type TypingPayload,
@@ -652,6 +653,8 @@ export const useConversations = create<ConversationsState>((set, get) => {
       const onMessage = (p: MessageCreatedPayload) => {
         if (!p?.message) return;
         const m = p.message;
+        // The delivery ack, on receipt: the server's parley_message_ack_seconds.
+        socket.emit(EVENTS.messageDelivered, { id: m.id, created_at: m.created_at } satisfies MessageDeliveredPayload);
         if (p.conversation) applyConversations([p.conversation as InboxConversation]);
         if (get().messagesByVisitor[m.visitor_id]) setMessages(m.visitor_id, (h) => mergeMessages(h, [m]));
         if (m.sender_type === 'visitor') set((s) => ({ typing: { ...s.typing, [m.visitor_id]: false } }));

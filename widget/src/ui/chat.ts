@@ -205,7 +205,12 @@ export class Chat {
       if (err.data?.status === 401) this.forget();
       else this.startPolling();
     });
-    s.on(EVENTS.messageCreated, (p: MessageCreatedPayload) => p?.message && this.receive([p.message]));
+    s.on(EVENTS.messageCreated, (p: MessageCreatedPayload) => {
+      if (!p?.message) return;
+      // The delivery ack, on receipt: the server's parley_message_ack_seconds.
+      s.emit(EVENTS.messageDelivered, { id: p.message.id, created_at: p.message.created_at });
+      this.receive([p.message]);
+    });
     // Issue 13: the conversation was resolved, the survey may be due (rating.ts, loaded only now).
     s.on(VISITOR_SIDE_EVENTS.ratingRequested, (p: { stretch?: string }) => this.askRating(p?.stretch));
     s.on(EVENTS.typing, (p: TypingPayload) => {
