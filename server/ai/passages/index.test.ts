@@ -132,7 +132,9 @@ describe('passage index', () => {
   it('vectors reach a passage that shares no word with the question, and only the nearest topic gains', () => {
     const { index, passages } = shop();
     const v = (i: number) => Array.from({ length: 8 }, (_, k) => (k === i ? 1 : 0.05));
-    passages.forEach((p, i) => index.add({ ...p, embedding: v(i) }));
+    passages.forEach((p, i) => {
+      index.add({ ...p, embedding: v(i) });
+    });
     expect(index.embedded).toBe(passages.length);
     const hit = index.search('zzz qqq', 4, v(4)).best!;
     expect(hit.passage.id).toBe(passages[4]!.id);

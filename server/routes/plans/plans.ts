@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -58,7 +58,7 @@ export default async function plansRoutes(fastify: FastifyInstance): Promise<voi
       // Periods that ended show as expired, not as active.
       await expireSubscriptions(app.db, accountId, new Date());
       const limit = request.query.limit ?? SPEC_CAP;
-      let after;
+      let after: SQL | undefined;
       if (request.query.cursor !== undefined) {
         const [at, id] = decodeKey(request.query.cursor, 'tn');
         after = sql`(${subscriptions.createdAt}, ${subscriptions.id}) < (${at}::timestamptz, ${id}::int)`;
