@@ -78,7 +78,7 @@ describe('a database that stops answering', () => {
 
     const fast = await timed(consoleCall);
     expect(fast.value.status).toBe(503);
-    expect(fast.value.body).toEqual({ message: SERVICE_UNAVAILABLE, error: SERVICE_UNAVAILABLE });
+    expect(fast.value.body).toEqual({ message: SERVICE_UNAVAILABLE, error: SERVICE_UNAVAILABLE, code: 'unavailable' });
     expect(fast.ms).toBeLessThan(1000);
 
     const write = await inFlight;

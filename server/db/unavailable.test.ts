@@ -43,7 +43,7 @@ describe('a database that cannot serve answers 503, never 500', () => {
       await t.database.close();
       const res = await call(t.app, 'GET', '/api/vms/conversations', { token: owner.token });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ message: SERVICE_UNAVAILABLE, error: SERVICE_UNAVAILABLE });
+      expect(res.body).toEqual({ message: SERVICE_UNAVAILABLE, error: SERVICE_UNAVAILABLE, code: 'unavailable' });
       expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {

@@ -133,7 +133,7 @@ describe('PAYMENT_SANDBOX=false without a Paystack key', () => {
     const res = await call(off.app, 'POST', '/api/initialize-payment', { token: owner.token, body: { plan_id: plan!.id } });
     expect(res.status).toBe(503);
     const message = 'Plan payments are not available on this server: no payment provider is configured.';
-    expect(res.body).toEqual({ message, error: message });
+    expect(res.body).toEqual({ message, error: message, code: 'unavailable' });
     expect(await off.database.db.select().from(payments)).toHaveLength(0);
     expect(await off.database.db.select().from(sandboxCharges)).toHaveLength(0);
     expect((await off.app.inject({ method: 'GET', url: '/api/payments/sandbox/checkout/prl-abc' })).statusCode).toBe(404);
