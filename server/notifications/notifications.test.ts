@@ -2,13 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { widgetSettings } from '../db/schema.js';
 import { buildVisitor, postForm, type TestVisitor } from '../test/chatFactories.js';
-import { buildAccount, call, type TestOwner } from '../test/factories.js';
+import { buildAccount, call, everyoneOffline, type TestOwner } from '../test/factories.js';
 import {
   buildJobsApp,
   decodeHeader,
   jobsSuite,
   type RunnerKind,
-  setAgentsOffline,
+  
   sleep,
   uniquePrefix,
 } from '../test/jobs.js';
@@ -60,7 +60,7 @@ const s = jobsSuite();
 
   it('emails an offline message with the visitor as reply-to when no agent is online', async () => {
     const { owner } = await setup();
-    await setAgentsOffline(s.t!.app, owner.user.account_id);
+    await everyoneOffline(s.t!.app, owner.user.account_id);
     await visitorSays(owner, 'Anyone there?');
     await s.smtp.waitFor(2);
     await sleep(200);
@@ -122,7 +122,7 @@ const s = jobsSuite();
       email_notifications: JSON.stringify({ newChats: true, offlineMessages: true, missedChats: true, [toggle]: false }),
     });
     expect(form.status).toBe(200);
-    await setAgentsOffline(app, owner.user.account_id);
+    await everyoneOffline(app, owner.user.account_id);
     await visitorSays(owner, 'Hi');
     await s.smtp.waitFor(2);
     await sleep(1500);
@@ -168,7 +168,7 @@ const s = jobsSuite();
       .update(widgetSettings)
       .set({ emailNotifications: { newChats: false, offlineMessages: true, missedChats: false } })
       .where(eq(widgetSettings.accountId, owner.user.account_id));
-    await setAgentsOffline(app, owner.user.account_id);
+    await everyoneOffline(app, owner.user.account_id);
     const v = await visitorSays(owner, 'first');
     await s.smtp.waitFor(1);
     await visitorSays(owner, 'second', v);

@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../paths.js';
 import { startCluster, type ClusterNode, type TestCluster } from '../test/cluster.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
+import { TEST_SECRETS_KEY } from '../test/harness.js';
 import { connect, connected, emitAck, freePort, next, socketTracker } from '../test/sockets.js';
 
 /**
@@ -36,6 +37,7 @@ async function spawnNode(): Promise<{ base: string; child: ChildProcess; output:
     DATABASE_URL: cluster.dbUrl!,
     REDIS_URL: cluster.redis!.url,
     DATA_DIR: cluster.dataDir,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: 'warn',
   };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'server/index.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

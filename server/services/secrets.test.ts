@@ -14,7 +14,7 @@ import { SecretBox, SecretsKeyError, openSecretBox } from './secrets.js';
  */
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
+  t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true', SECRETS_KEY: '' });
 });
 afterAll(() => t.close());
 

@@ -119,8 +119,9 @@ export async function insertVisitorWithConversation(
  * Nobody of the account is online for visitors: every session last used an hour ago (tests open
  * no console socket for it), and this node forgets the presence it had cached.
  */
-export async function everyoneOffline(app: FastifyInstance, owner: TestOwner): Promise<void> {
-  const ids = (await app.db.select({ id: users.id }).from(users).where(eq(users.accountId, owner.user.account_id))).map((u) => u.id);
-  await app.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
-  forgetPresence(app.db, owner.user.account_id);
+export async function everyoneOffline(app: FastifyInstance, account: TestOwner | string): Promise<void> {
+  const accountId = typeof account === 'string' ? account : account.user.account_id;
+  const ids = (await app.db.select({ id: users.id }).from(users).where(eq(users.accountId, accountId))).map((u) => u.id);
+  if (ids.length) await app.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) }).where(inArray(authTokens.userId, ids));
+  forgetPresence(app.db, accountId);
 }

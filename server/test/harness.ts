@@ -10,6 +10,8 @@ import { openPglite, openPostgres, type Database } from '../db/client.js';
 /** Which database this run uses: vitest's projects set it (pglite | postgres). */
 export const TEST_DB = (process.env.PARLEY_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
 export const TEST_PG_URL = process.env.PARLEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The at-rest key of every test app and every server process a test starts (one per cluster, as in production). */
+export const TEST_SECRETS_KEY = 'parley-tests-at-rest-key-0123456789abcdef';
 export const TEST_REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A fresh, empty, migrated PostgreSQL database for one test file; fails loudly if PostgreSQL is down. */
@@ -66,6 +68,10 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     // No verification email at every sign-up (tests count emails); recovery.test.ts turns it on.
     EMAIL_VERIFICATION: 'false',
     RATE_LIMIT_PREFIX: uniqueRateLimitPrefix(),
+    // One at-rest key for every test app, as an operator sets one for every node: a test that
+    // starts a second app on the same database (a restart, another node) opens its secrets.
+    // services/secrets.test.ts unsets it to test the key file made in DATA_DIR.
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...RELAXED_WIDGET_LIMITS,
     ...env,
   });

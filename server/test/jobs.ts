@@ -6,12 +6,11 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { FastifyInstance } from 'fastify';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { createClient } from 'redis';
 import { buildApp } from '../app.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
-import { authTokens, users } from '../db/schema.js';
-import { TEST_DB, TEST_REDIS_URL, createPgDatabase, testConfig } from './harness.js';
+import { TEST_DB, TEST_REDIS_URL, TEST_SECRETS_KEY, createPgDatabase, testConfig } from './harness.js';
 import type { JobsConfig } from '../config.js';
 
 export interface ReceivedMail {
@@ -196,14 +195,6 @@ async function dropRedisPrefix(prefix: string): Promise<void> {
 /** A unique BullMQ key prefix, so tests never see each other's jobs in the shared Redis. */
 export const uniquePrefix = () => `parley-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
-/** Makes every console session of the account look idle: no agent online. */
-export async function setAgentsOffline(app: FastifyInstance, accountId: string): Promise<void> {
-  const ids = await app.database.db.select({ id: users.id }).from(users).where(eq(users.accountId, accountId));
-  for (const { id } of ids) {
-    await app.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 60 * 60_000) }).where(eq(authTokens.userId, id));
-  }
-}
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -329,6 +320,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dir,
+      SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'warn',
       LOGIN_LIMIT_PER_IP: '100000',
       LOGIN_LIMIT_PER_EMAIL: '100000',

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../paths.js';
-import { RELAXED_WIDGET_LIMITS } from './harness.js';
+import { RELAXED_WIDGET_LIMITS, TEST_SECRETS_KEY } from './harness.js';
 import { freePort } from './sockets.js';
 
 /**
@@ -61,6 +61,7 @@ export async function startNodeProcess(env: Record<string, string>, opts: { port
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: (opts.dataDir ?? own) as string,
+      SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'warn',
       LOGIN_LIMIT_PER_IP: '100000',
       LOGIN_LIMIT_PER_EMAIL: '100000',

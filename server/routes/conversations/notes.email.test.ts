@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { widgetSettings } from '../../db/schema.js';
 import { buildVisitor, type TestVisitor } from '../../test/chatFactories.js';
-import { buildAccount, call, type TestOwner } from '../../test/factories.js';
-import { buildJobsApp, decodeHeader, jobsSuite, setAgentsOffline, sleep } from '../../test/jobs.js';
+import { buildAccount, call, everyoneOffline, type TestOwner } from '../../test/factories.js';
+import { buildJobsApp, decodeHeader, jobsSuite, sleep } from '../../test/jobs.js';
 
 // Private notes never leave in an email (issue 16): not in the reply email to an away visitor,
 // not in the owner's notification that the visitor may be answered from (Reply-To).
@@ -58,7 +58,7 @@ describe('notes stay out of emails', () => {
     // The owner read it (unread 0), then left: the visitor's next message is an offline message.
     await call(app, 'GET', `/api/vms/messages/${v.id}`, { token: owner.token });
     s.smtp.mails.length = 0;
-    await setAgentsOffline(app, owner.user.account_id);
+    await everyoneOffline(app, owner.user.account_id);
     await visitorSays(owner, 'Still there?', v);
     const [mail] = await s.smtp.waitFor(1);
     expect(decodeHeader(mail!.headers.subject!)).toContain('Offline message');
