@@ -98,6 +98,11 @@ export default async function setup(project: TestProject) {
     REGISTER_LIMIT_PER_IP: '1000',
     WIDGET_NEW_VISITORS_PER_IP: '10000',
     WIDGET_LIMIT_PER_IP: '100000',
+    // Journeys send from one address and a visitor writes several messages at once: bursts out of the way.
+    WIDGET_BURST_PER_IP: '100000',
+    WIDGET_BURST_PER_VISITOR: '1000',
+    WIDGET_BURST_PER_KEY: '100000',
+    WIDGET_NEW_VISITORS_BURST_PER_IP: '10000',
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
     // Agent replies to away visitors are emailed after this wait (the reply-email journey).

@@ -72,7 +72,8 @@ describe('AI Chatbot: review queue, auto-answer, roles and plan gate (issues 11 
     const auto = page.getByRole('region', { name: 'Auto-answer to visitors' });
     await visible(auto.getByText(/When nobody on your team is online/));
     const figures = auto.getByRole('definition');
-    expect(await figures.allTextContents()).toEqual(['0', '0', 'No rated answers yet']);
+    // Answers given, hand-overs, the team's rating, and visitors' votes (recorded, never re-weighting).
+    expect(await figures.allTextContents()).toEqual(['0', '0', 'No rated answers yet', '0 helpful, 0 not helpful']);
     await auto.getByRole('switch', { name: 'Answer visitors automatically' }).check();
     const slider = auto.getByRole('slider', { name: /Confidence needed to answer/ });
     await slider.focus();
