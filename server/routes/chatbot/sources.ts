@@ -20,10 +20,11 @@ import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
+import { decodeKey, encodeKey, pageQuery } from '../../presenters/page.js';
 import { aiPassageDtoSchema, aiSourceDtoSchema, okSchema, pageSchema } from '../../presenters/dtoSchemas.js';
 import { checkUrl } from '../../services/outbound.js';
 import type { Actor } from '../../policies/actor.js';
-import { CURSOR_INVALID, PAGE_DEFAULT, PAGE_MAX } from '../../ai/review.js';
+import { PAGE_DEFAULT } from '../../ai/review.js';
 
 /**
  * Issue 17: the assistant's knowledge sources, Owner/Admin only ('ai.manage'): a website (crawled
@@ -36,31 +37,14 @@ const secured = { security: [{ bearer: [] }] };
 const tags = ['chatbot'];
 
 export const SOURCE_NOT_FOUND = 'Source not found';
-export const LIMIT_INVALID = `limit must be a whole number from 1 to ${PAGE_MAX}`;
 export const sourcesFull = (max: number) => `You can have at most ${max} sources: remove one before adding another.`;
 export const passagesFull = (max: number) => `The assistant already keeps ${max.toLocaleString('en')} passages, the most an account may: remove a source before adding another.`;
 export const sameSite = (host: string) => `${host} is already a source: refresh it instead of adding it again.`;
 
-const pageQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^[1-9]\d{0,2}$/, { error: LIMIT_INVALID })
-    .transform(Number)
-    .refine((n) => n <= PAGE_MAX, { error: LIMIT_INVALID })
-    .optional(),
-  cursor: z.string().max(200).optional(),
-});
 const idParams = z.object({ id: z.string() });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const encodeCursor = (parts: (string | number)[]) => Buffer.from(parts.join('|')).toString('base64url');
-function decodeCursor(cursor: string | undefined, valid: RegExp): string[] | undefined {
-  if (cursor === undefined) return undefined;
-  const raw = Buffer.from(cursor, 'base64url').toString();
-  if (!valid.test(raw)) throw new HttpError(422, CURSOR_INVALID, { cursor: [CURSOR_INVALID] });
-  return raw.split('|');
-}
 
 const bareHost = (u: URL) => `${u.hostname.toLowerCase().replace(/^www\./, '')}${u.port ? `:${u.port}` : ''}`;
 
@@ -105,7 +89,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
     await manage(actor, false);
     const q = request.query;
     const limit = q.limit ?? PAGE_DEFAULT;
-    const after = decodeCursor(q.cursor, /^\d{4}-\d\d-\d\dT[\d:.]+Z\|[0-9a-f-]{36}$/);
+    const after = q.cursor === undefined ? undefined : (decodeKey(q.cursor, 'ts') as [string, string]);
     const mine = eq(aiSources.accountId, actor.accountId);
     const rows = await app.db
       .select()
@@ -125,7 +109,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
       message: 'success',
       data: page.map(presentSource),
       has_more: more,
-      next_cursor: more && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null,
+      next_cursor: more && last ? encodeKey([last.createdAt.toISOString(), last.id]) : null,
       total: total?.n ?? 0,
     };
   });
@@ -236,7 +220,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
     const source = await findSource(actor, request.params.id);
     const q = request.query;
     const limit = q.limit ?? PAGE_DEFAULT;
-    const after = decodeCursor(q.cursor, /^\d{1,9}\|\d{1,15}$/);
+    const after = q.cursor === undefined ? undefined : (decodeKey(q.cursor, 'nn') as [number, number]);
     const mine = eq(aiPassages.sourceId, source.id);
     const rows = await app.db
       .select()
@@ -267,7 +251,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
       message: 'success',
       data,
       has_more: more,
-      next_cursor: more && last ? encodeCursor([last.position, last.id]) : null,
+      next_cursor: more && last ? encodeKey([last.position, last.id]) : null,
       total: source.passageCount,
     };
   });
