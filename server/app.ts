@@ -5,13 +5,16 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import fs from 'node:fs/promises';
-import { createClient, type RedisClientType } from 'redis';
+import type { Counter, Histogram } from 'prom-client';
+import type { RedisClientType } from 'redis';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
+import { RequestLog } from './plugins/requestLog.js';
+import { createRefusalGate, installRefusalGate, type RefusalGate } from './plugins/refusalGate.js';
 import { checkedSerializerCompiler, registerOpenApi } from './plugins/openapi.js';
 import { TOO_MANY_REQUESTS, createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
@@ -25,6 +28,7 @@ import { registerWebApp } from './plugins/webApp.js';
 import conversationsRoutes from './routes/conversations/conversations.js';
 import lifecycleRoutes from './routes/conversations/lifecycle.js';
 import conversationSettingsRoutes from './routes/settings/conversationSettings.js';
+import businessHoursRoutes from './routes/businessHours/businessHours.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
 import widgetRoutes from './routes/widget/widget.js';
 import offlineRoutes from './routes/widget/offline.js';
@@ -91,6 +95,8 @@ declare module 'fastify' {
     };
     /** The widget's limits per IP, visitor and widget key, and its socket caps (PRODUCT.md section 11). */
     widgetLimits: WidgetLimits;
+    /** Answers widget calls already known to be refused before Fastify handles them (plugins/refusalGate.ts). */
+    refusalGate: RefusalGate;
   }
 }
 
@@ -99,23 +105,44 @@ export interface AppOptions {
   database: Database;
   /** Logger on/off; tests keep it quiet. */
   logger?: boolean;
+  /** Where log lines go (default stdout): tests read them. */
+  logStream?: { write(line: string): void };
 }
 
 /** Widget calls are public and answer any origin; console calls only the console's origins. */
 const PUBLIC_CORS_PREFIXES = ['/api/widget/', '/api/widget-settings', '/widget'];
 
+/** The gate's refusals in the same figures as the hooks' (parley_rate_limit_refusals_total, the HTTP durations). */
+function countGateRefusals(app: FastifyInstance, requestLog: RequestLog): void {
+  const refusals = app.metrics.registry.getSingleMetric('parley_rate_limit_refusals_total') as Counter<'limit'> | undefined;
+  const http = app.metrics.registry.getSingleMetric('parley_http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'> | undefined;
+  app.refusalGate.onRefused((limit, method, route) => {
+    requestLog.countRefusal(`${method} ${route}`, app.log);
+    refusals?.inc({ limit });
+    http?.observe({ method, route, status: '429' }, 0);
+  });
+}
+
 /** Builds the whole app without listening (tests use app.inject). */
-export async function buildApp({ config, database, logger = true }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger = true, logStream }: AppOptions): Promise<FastifyInstance> {
   const tp = config.trustProxy;
+  // One log line per request, none per call refused by a rate limit (plugins/requestLog.ts).
+  const requestLog = new RequestLog();
   const app = Fastify({
-    logger: logger ? { level: config.logLevel } : false,
+    logger: logger ? { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) } : false,
+    logController: requestLog,
     trustProxy: typeof tp === 'number' ? (_addr: string, hop: number) => hop < tp : tp,
     bodyLimit: 1024 * 1024,
     // Errors before routing (bad URL, long parameter, malformed HTTP) answer the envelope too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
+  // Before Fastify: a call of an IP or visitor whose widget budget is known spent is answered 429 at once.
+  const refusalGate = createRefusalGate({ trustProxy: config.trustProxy, limits: () => (app.hasDecorator('widgetLimits') ? app.widgetLimits : undefined) });
+  installRefusalGate(app, refusalGate);
+  app.decorate('refusalGate', refusalGate);
   registerDbLanes(app); // first hook: every request's database calls wait in its tenant's lane
+  app.addHook('onClose', async () => requestLog.flush()); // the refusals not summed up yet
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(checkedSerializerCompiler);
 
@@ -124,6 +151,8 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
     // While Redis is down its commands fail at once instead of waiting in an offline queue: the
     // rate limits fall back to this node's memory and a chat is still stored (its jobs wait in the outbox).
     // Named after the node: a live node has this connection open (outbox/pushRelay.ts checks it).
+    // Loaded only with REDIS_URL: the embedded default never pays for the client's import.
+    const { createClient } = await import('redis');
     redis = createClient({ url: config.redisUrl, disableOfflineQueue: true, name: `parley-node:${NODE_ID}` });
     redis.on('error', (err) => app.log.warn({ err }, 'redis error'));
     await redis.connect();
@@ -223,6 +252,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
   await app.register(visitorsRoutes, { prefix: '/api/vms' });
   await app.register(settingsRoutes, { prefix: '/api/vms' });
   await app.register(conversationSettingsRoutes, { prefix: '/api/vms' });
+  await app.register(businessHoursRoutes, { prefix: '/api/vms' });
   await app.register(integrationRoutes, { prefix: '/api/vms' });
   await app.register(teamRoutes, { prefix: '/api/vms' });
   await app.register(statsRoutes, { prefix: '/api/vms' });
@@ -256,6 +286,7 @@ export async function buildApp({ config, database, logger = true }: AppOptions):
 
   // Called directly, not registered: they decorate the app and subscribe to app.events.
   registerMetrics(app);
+  countGateRefusals(app, requestLog);
   await registerJobs(app);
   app.addHook('onReady', async () => startRecordingExisting(app));
   await registerAi(app);

@@ -7,7 +7,7 @@
 // The server runs with its default limits: the bench shows what they let through.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -20,7 +20,8 @@ import { BENCH_DIR, ROOT, createDatabase, freePort, ms, sleep, startChild, start
 const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
-const SERVER = path.join(ROOT, 'server/dist/index.js');
+// BENCH_ABUSE_SERVER: another build's entry point (e.g. the previous commit's, to compare back to back).
+const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
 // Where the attacker runs: on this 2-core machine the flood's own client (thousands of requests
 // a second) takes CPU from the servers, which no remote attacker can do. BENCH_ABUSE_PIN=split
 // (needs taskset and 2+ CPUs) runs the flooding process on the last CPU and the servers, their
@@ -41,6 +42,25 @@ const SERVER_ENV = Object.fromEntries(
     .filter(Boolean)
     .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
+
+// ---- CPU time of the servers (steadier than latency on a shared machine) -------------------
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+/** User + system CPU of these processes so far, in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pids) {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command (which may hold spaces): state is field 3, utime 14, stime 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+    } catch {
+      return Number.NaN;
+    }
+  }
+  return total;
+}
 
 // ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
 
@@ -138,6 +158,7 @@ async function startNode(env) {
     if ((await call(base, 'GET', '/readyz')).status === 200) {
       return {
         base,
+        pid: child.pid,
         async stop() {
           if (child.exitCode !== null) return;
           const gone = new Promise((r) => child.once('exit', r));
@@ -220,6 +241,7 @@ async function socketsFlood({ flood, key }) {
     accepted: `${sockets.length} sockets, ${sends.ok} messages`,
     refused: `${refused} sockets (${[...refusal].join(', ')}), ${sends.limited} messages 429${sends.other ? `, ${sends.other} other` : ''}`,
     note: `${pushes} pushes to the flooder's sockets`,
+    requests: SOCKETS + sends.ok + sends.limited + sends.other,
     withinLimits: sockets.length <= 3 && sends.ok <= 120,
     limits: '<= 3 sockets/visitor, <= 120 events/visitor/min',
   };
@@ -228,11 +250,13 @@ async function socketsFlood({ flood, key }) {
 /** One address creates visitors as fast as it can; each writes one message. */
 async function visitorsFlood({ flood, key }) {
   const from = '127.0.0.11';
-  const r = { created: 0, limited: 0, other: 0, messages: 0 };
+  const r = { created: 0, limited: 0, other: 0, messages: 0, calls: 0 };
   const attempts = await pool(3000, 20, SECONDS * 2, async (i) => {
     const v = await call(flood[i % flood.length], 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: `Bot ${i}` } });
+    r.calls++;
     if (v.status === 201) {
       r.created++;
+      r.calls++;
       const m = await call(flood[i % flood.length], 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'buy now' } });
       if (m.status === 201) r.messages++;
     } else if (v.status === 429) r.limited++;
@@ -243,6 +267,7 @@ async function visitorsFlood({ flood, key }) {
     accepted: `${r.created} visitors, ${r.messages} chats`,
     refused: `${r.limited} 429${r.other ? `, ${r.other} other` : ''}`,
     withinLimits: r.created <= 100,
+    requests: r.calls,
     limits: '<= 100 new visitors/IP/hour',
   };
 }
@@ -269,6 +294,7 @@ async function uploadsFlood({ flood, key, dataDir }) {
     accepted: `${r.ok} (${(grown / 1048576).toFixed(0)} MiB stored, thumbnails included)`,
     refused: `${r.limited} 429${other ? `, ${other}` : ''}`,
     withinLimits: r.ok <= 20 && r.ok * png.length <= 40 * 1048576,
+    requests: attempts,
     limits: 'default upload budget: 20 images and 40 MB per visitor and hour (UPLOADS_PER_VISITOR_HOUR, UPLOAD_MB_PER_VISITOR_HOUR)',
   };
 }
@@ -277,12 +303,14 @@ async function uploadsFlood({ flood, key, dataDir }) {
 async function mailFlood({ flood, key, dataDir }) {
   const mailDir = path.join(dataDir, 'mail');
   const before = await countFiles(mailDir);
-  const r = { chats: 0, limited: 0, other: 0 };
+  const r = { chats: 0, limited: 0, other: 0, calls: 0 };
   const attempts = await pool(100, 10, SECONDS * 3, async (i) => {
     const from = `127.0.1.${i + 1}`;
     const base = flood[i % flood.length];
     const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
+    r.calls++;
     if (v.status !== 201) return v.status === 429 ? r.limited++ : r.other++;
+    r.calls++;
     const m = await call(base, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'Verify at https://evil.example/login' } });
     if (m.status === 201) r.chats++;
     else if (m.status === 429) r.limited++;
@@ -295,6 +323,7 @@ async function mailFlood({ flood, key, dataDir }) {
     accepted: `${r.chats} chats, ${emails} emails written in 8 s`,
     refused: `${r.limited} 429${r.other ? `, ${r.other} other` : ''}`,
     withinLimits: undefined,
+    requests: r.calls,
     limits: 'per-account email budget/digest (jobs) if present; new visitors per IP',
   };
 }
@@ -330,11 +359,11 @@ async function runMode(mode) {
       cleanup.unshift(() => a.stop());
       const b = await startNode(env);
       cleanup.unshift(() => b.stop());
-      nodes = { flood: [a.base, b.base], console: b.base };
+      nodes = { flood: [a.base, b.base], console: b.base, pids: [a.pid, b.pid] };
     } else {
       const a = await startNode({ DATA_DIR: dataDir });
       cleanup.unshift(() => a.stop());
-      nodes = { flood: [a.base], console: a.base };
+      nodes = { flood: [a.base], console: a.base, pids: [a.pid] };
     }
     // Two tenants: the flooded one, and the other whose console is timed (with some conversations).
     const target = await register(nodes.flood[0], 'Flooded Shop', '127.0.0.200');
@@ -359,21 +388,27 @@ async function runMode(mode) {
     // And with PIN, it runs on its own CPU (the servers and the console were started on the others).
     if (PIN) spawnSync('taskset', ['-a', '-pc', FLOOD_CPU, String(process.pid)], { stdio: 'ignore' });
     await sleep(1000); // warm-up, not counted
-    const t0 = Date.now();
-    await sleep(SECONDS * 1000);
-    const idle = { ...(await victim.request({ from: t0, to: Date.now() })), load: os.loadavg()[0] };
+    // Each window also records the servers' CPU time (user + system) and its length.
+    const window = async (run) => {
+      const from = Date.now();
+      const cpu0 = cpuMs(nodes.pids);
+      const us0 = process.hrtime.bigint() / 1000n;
+      const result = await run();
+      const to = Date.now();
+      // The window on the monotonic clock (µs), as V8's CPU profiles time their samples: slice a --cpu-prof profile with it.
+      if (NODE_ARGS.some((a) => a.startsWith('--cpu-prof'))) console.log(`   [profile window ${us0}-${process.hrtime.bigint() / 1000n} us]`);
+      const cpu = cpuMs(nodes.pids) - cpu0;
+      return { result, during: { ...(await victim.request({ from, to })), load: os.loadavg()[0], cpu, seconds: (to - from) / 1000 } };
+    };
+    const idle = (await window(() => sleep(SECONDS * 1000))).during;
     const rows = [];
     for (const name of SCENARIOS) {
-      const from = Date.now();
-      const result = await RUN[name]({ flood: nodes.flood, key: target.key, dataDir });
-      const during = { ...(await victim.request({ from, to: Date.now() })), load: os.loadavg()[0] };
+      const { result, during } = await window(() => RUN[name]({ flood: nodes.flood, key: target.key, dataDir }));
       rows.push({ name, result, during });
       await sleep(2000); // let the server settle between floods
     }
     // Idle again: on a shared machine the baseline drifts; both idle windows are printed.
-    const t1 = Date.now();
-    await sleep(SECONDS * 1000);
-    const idleAfter = { ...(await victim.request({ from: t1, to: Date.now() })), load: os.loadavg()[0] };
+    const idleAfter = (await window(() => sleep(SECONDS * 1000))).during;
     return { mode, idle, idleAfter, rows };
   } finally {
     for (const a of agents.values()) a.destroy();
@@ -386,7 +421,10 @@ async function runMode(mode) {
 function print({ mode, idle, idleAfter, rows }) {
   const label = mode === 'cluster' ? 'two nodes, PostgreSQL + Redis' : 'one node, embedded PGlite';
   console.log(`\n== ${label}: the other tenant's console (GET /api/vms/user, GET /api/vms/conversations)`);
-  const load = (w) => `  load ${w.load.toFixed(1)}`;
+  const load = (w) => `  load ${w.load.toFixed(1)}  server CPU ${Math.round(w.cpu)} ms in ${w.seconds.toFixed(1)} s`;
+  // The other tenant's calls (and the server's own timers) cost what they cost while idle, per
+  // call; what the servers spent above that during a flood is the flood's.
+  const perVictimCall = (idle.cpu + idleAfter.cpu) / (idle.n + idleAfter.n);
   console.log(`   idle            n=${String(idle.n).padStart(4)}  p50 ${ms(idle.p50).padStart(10)}  p99 ${ms(idle.p99).padStart(10)}  errors ${idle.errors}${load(idle)}`);
   console.log(`   idle after      n=${String(idleAfter.n).padStart(4)}  p50 ${ms(idleAfter.p50).padStart(10)}  p99 ${ms(idleAfter.p99).padStart(10)}  errors ${idleAfter.errors}${load(idleAfter)}`);
   for (const { name, result, during } of rows) {
@@ -397,6 +435,12 @@ function print({ mode, idle, idleAfter, rows }) {
     );
     const within = result.withinLimits === undefined ? '' : result.withinLimits ? '  [within limits]' : '  [BEYOND LIMITS]';
     console.log(`      tried ${result.attempted}; accepted ${result.accepted}; refused ${result.refused}${result.note ? `; ${result.note}` : ''}${within}`);
+    const floodCpu = during.cpu - perVictimCall * during.n;
+    if (result.requests) {
+      console.log(
+        `      flood CPU: ${Math.round(floodCpu)} ms, ${(floodCpu / result.requests).toFixed(2)} ms per flood request (${result.requests} requests; the other tenant's ${during.n} calls at the idle windows' ${perVictimCall.toFixed(1)} ms each taken out)`,
+      );
+    }
     console.log(`      limits: ${result.limits}`);
   }
 }

@@ -39,7 +39,7 @@ export const SOURCE_BUSINESSES = ['dental', 'saas'] as const;
  * The tuning business of the source kind (written and committed before any tuning of passage
  * retrieval; the only source business whose failures may be read): 40 or more questions.
  */
-export const TUNING_SOURCE_BUSINESSES = ['tuning-cycles'] as const;
+export const TUNING_SOURCE_BUSINESSES = ['tuning-cycles', 'tuning-guesthouse'] as const;
 export const TUNING_SOURCE_QUESTIONS = 40;
 export const QA_PAIRS = 100;
 export const OFF_TOPIC = 100;

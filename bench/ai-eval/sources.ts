@@ -120,16 +120,18 @@ export function line(label: string, res: Scored[]): string {
   const a8 = at(res, 0.8);
   const a6 = at(res, 0.6);
   const cov = coverageAt90(res);
-  return `  ${label.padEnd(26)} at >= 0.8: ${pct(a8.answered * res.length, res.length)} answered, precision ${pct(a8.precision * 100, 100)} | at >= 0.6: ${pct(a6.answered * res.length, res.length)}, precision ${pct(a6.precision * 100, 100)} | at >= 90 % precision: ${pct(cov.share * 100, 100)} (conf >= ${cov.threshold.toFixed(2)})`;
+  return `  ${label.padEnd(26)} top-1 ${pct(res.filter((r) => r.right).length, res.length)} | at >= 0.8: ${pct(a8.answered * res.length, res.length)} answered, precision ${pct(a8.precision * 100, 100)} | at >= 0.6: ${pct(a6.answered * res.length, res.length)}, precision ${pct(a6.precision * 100, 100)} | at >= 90 % precision: ${pct(cov.share * 100, 100)} (conf >= ${cov.threshold.toFixed(2)})`;
 }
 
 type PassageCalibration = typeof PASSAGE_CALIBRATION;
 
 /** Weighted logistic regression of the passage confidence (wrong answers weigh double), on the rows given. */
 export function fitPassages(rows: Scored[]): PassageCalibration {
-  const keys = ['queryCoverage', 'keyCoverage', 'margin', 'semantic'] as const;
-  let w = [0, 0, 0, 0, 0];
-  const x = (f: PassageFeatures) => [1, f.queryCoverage, f.keyCoverage, f.margin, 0];
+  const keys = ['queryCoverage', 'direct', 'keyCoverage', 'margin'] as const;
+  // AI_EVAL_FIX_MARGIN=<w>: keep the margin weight fixed while fitting the others.
+  const fixMargin = process.env.AI_EVAL_FIX_MARGIN ? Number(process.env.AI_EVAL_FIX_MARGIN) : undefined;
+  let w = [0, 0, 0, 0, fixMargin ?? 0];
+  const x = (f: PassageFeatures) => [1, f.queryCoverage, f.direct, f.keyCoverage, f.margin];
   const data = rows.filter((r) => r.features);
   for (let epoch = 0; epoch < 20000; epoch++) {
     const grad = [0, 0, 0, 0, 0];
@@ -141,10 +143,10 @@ export function fitPassages(rows: Scored[]): PassageCalibration {
         grad[k]! += err * v;
       });
     }
-    w = w.map((v, k) => v - (0.5 * grad[k]!) / data.length);
+    w = w.map((v, k) => (k === 4 && fixMargin !== undefined ? v : v - (0.5 * grad[k]!) / data.length));
   }
   const out = { ...PASSAGE_CALIBRATION, bias: +w[0]!.toFixed(2) };
-  keys.slice(0, 3).forEach((k, i) => {
+  keys.forEach((k, i) => {
     out[k] = +w[i + 1]!.toFixed(2);
   });
   return out;

@@ -11,12 +11,12 @@
 // BENCH_BEFORE_S=5 and BENCH_AFTER_S=10 (sending before and after the kill).
 // Targets: every socket back; stored-around-the-kill delivered within 1 s (max); lost 0, doubled 0;
 // no full reload (sync.required) at all.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { io } from 'socket.io-client';
-import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
+import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis, benchContext } from '../lib.mjs';
 
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 2000);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
@@ -58,15 +58,10 @@ async function pool(items, n, fn) {
   return out;
 }
 
-const ctx = { children: [], redis: undefined, db: undefined, dataDir: undefined, sockets: [] };
-async function cleanup() {
-  for (const s of ctx.sockets) s.close();
-  for (const c of ctx.children) await c.stop().catch(() => {});
-  await ctx.redis?.stop().catch(() => {});
-  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
-  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
-}
-process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+const sockets = [];
+const { ctx, cleanup } = benchContext(() => {
+  for (const s of sockets) s.close();
+});
 
 try {
   ctx.redis = await startRedis();
@@ -109,7 +104,7 @@ try {
     s.on('sync.required', () => syncRequired++);
     return s;
   });
-  ctx.sockets.push(...agentSockets);
+  sockets.push(...agentSockets);
 
   // Widgets: a socket per visitor on its home node; after a drop, back on B after the widget's
   // jittered first wait (0.5-1 s), then one catch-up call (the widget's sync on connect).
@@ -122,7 +117,7 @@ try {
   const attach = (w, s) => {
     w.socket = s;
     w.connected = true;
-    ctx.sockets.push(s);
+    sockets.push(s);
     s.on('sync.required', () => {
       syncRequired++;
       reloads++;

@@ -150,6 +150,8 @@ try {
       const r = await inject('GET', url, { token: big.token });
       times.push(performance.now() - s);
       bytes = r.bytes;
+      // Under the server's pace of one account's list calls (20 a second): time the call, not its wait in line.
+      if (PACE) await new Promise((resolve) => setTimeout(resolve, 55));
     }
     times.sort((a, b) => a - b);
     results.push({ name, p50: percentile(times, 50), p95: percentile(times, 95), bytes });

@@ -41,7 +41,7 @@ async function parley() {
   const config = loadConfig({
     DATA_DIR: process.env.BENCH_DATA_DIR,
     REDIS_URL: redisUrl,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     REGISTER_LIMIT_PER_IP: '100000',
     LOGIN_LIMIT_PER_IP: '100000',
     LOGIN_LIMIT_PER_EMAIL: '100000',
@@ -51,7 +51,7 @@ async function parley() {
     WIDGET_NEW_VISITORS_PER_IP: '10000000',
     WIDGET_SOCKETS_PER_IP: '1000000',
   });
-  const app = await buildApp({ config, database, logger: false });
+  const app = await buildApp({ config, database, logger: Boolean(process.env.BENCH_LOG_LEVEL) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     port: app.server.address().port,

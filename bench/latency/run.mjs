@@ -3,15 +3,35 @@
 // Run: node bench/latency/run.mjs   (after `npx turbo run build --filter=@parley/server`;
 // needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH).
 // Options (env): BENCH_SECONDS=5 per rate, BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags),
-// BENCH_COUNT_QUERIES=/tmp/q (each Parley node writes its SQL statement counts to /tmp/q.<pid>).
+// BENCH_COUNT_QUERIES=/tmp/q (each Parley node writes its SQL statement counts to /tmp/q.<pid>),
+// BENCH_P99_LIMIT=50 (after the rates, up to BENCH_SEARCH_STEPS=2 more rates to find where p99
+// passes it, at most BENCH_MAX_RATE=3000/s: above it the visitors' sockets meet the event limit),
+// BENCH_JSON=<file> (also write the figures as JSON; bench/capacity/run.mjs reads them).
+// Each rate also prints the CPU per delivered message of both nodes, Redis and (Parley) the
+// PostgreSQL backends of the bench database, and Redis commands per message (INFO commandstats).
 // Targets: p50 <= 3x the bare relay, p99 <= 20 ms at 500 messages/s.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { createClient } from 'redis';
 import { io } from 'socket.io-client';
-import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
+import {
+  BENCH_DIR,
+  backendPids,
+  cpuOf,
+  cpuSpent,
+  createDatabase,
+  loadAverage,
+  ms,
+  percentile,
+  redisCommandCalls,
+  sleep,
+  startChild,
+  startRedis,
+  benchContext,
+} from '../lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATES = (process.env.BENCH_RATES ?? '100,500,2000').split(',').map(Number);
@@ -20,6 +40,9 @@ const RATES = (process.env.BENCH_RATES ?? '100,500,2000').split(',').map(Number)
 const ACCOUNTS = 4; // also keeps each account under the Starter plan's 100 chats a month
 const VISITORS_PER_ACCOUNT = 90;
 const DRAIN_MS = 5000;
+const P99_LIMIT = process.env.BENCH_P99_LIMIT ? Number(process.env.BENCH_P99_LIMIT) : undefined;
+const SEARCH_STEPS = Number(process.env.BENCH_SEARCH_STEPS ?? 2);
+const MAX_RATE = Number(process.env.BENCH_MAX_RATE ?? 3000);
 
 const connectSocket = (base, auth) =>
   new Promise((resolve, reject) => {
@@ -164,10 +187,41 @@ async function suite(mode, ctx) {
     await phase(groups, `${mode}w1`, 200, n);
     await phase(groups, `${mode}w2`, 100, 100);
     await sleep(500);
-    const results = [];
-    for (const rate of RATES) {
-      results.push(await phase(groups, `${mode}r${rate}`, rate, Math.round(rate * SECONDS)));
+    // Per rate: CPU of both nodes, Redis and (Parley) the database's backends; Redis commands.
+    const stats = createClient({ url: ctx.redis.url });
+    stats.on('error', (e) => console.error(`redis (commandstats client): ${e.message}`));
+    await stats.connect();
+    const fixed = [...nodes.map((x) => x.pid), ctx.redis.pid];
+    const measured = async (rate) => {
+      await stats.configResetStat();
+      const before = cpuOf([...fixed, ...(mode === 'parley' ? await backendPids(ctx.db.name) : [])]);
+      const r = await phase(groups, `${mode}r${rate}`, rate, Math.round(rate * SECONDS));
+      const after = cpuOf([...new Set([...before.keys(), ...(mode === 'parley' ? await backendPids(ctx.db.name) : [])])]);
+      const nodesMs = cpuSpent(before, after, fixed.slice(0, 2));
+      const redisMs = cpuSpent(before, after, [ctx.redis.pid]);
+      const pgMs = cpuSpent(before, after) - nodesMs - redisMs;
+      const redisCalls = await redisCommandCalls(stats);
+      const load = loadAverage();
       await sleep(1000);
+      return { ...r, cpu: { nodesMs, redisMs, pgMs }, redisCalls, load };
+    };
+    const results = [];
+    try {
+      for (const rate of RATES) results.push(await measured(rate));
+      // Where does p99 pass the limit? Between the last rate under it and the first over it
+      // (the geometric middle), or above the top rate (doubling, up to MAX_RATE).
+      for (let i = 0; P99_LIMIT && i < SEARCH_STEPS; i++) {
+        const sorted = [...results].sort((a, b) => a.rate - b.rate);
+        const over = sorted.find((r) => !(r.p99 <= P99_LIMIT));
+        const under = sorted.filter((r) => r.p99 <= P99_LIMIT && (!over || r.rate < over.rate)).at(-1);
+        let next;
+        if (!over) next = Math.min(MAX_RATE, sorted.at(-1).rate * 2);
+        else if (under) next = Math.round(Math.sqrt(under.rate * over.rate) / 50) * 50;
+        if (!next || results.some((r) => r.rate === next)) break;
+        results.push({ ...(await measured(next)), searched: true });
+      }
+    } finally {
+      await stats.quit();
     }
     return { results, visitors: n, agents: groups.length };
   } finally {
@@ -176,14 +230,7 @@ async function suite(mode, ctx) {
   }
 }
 
-const ctx = { children: [], redis: undefined, db: undefined, dataDir: undefined };
-async function cleanup() {
-  for (const c of ctx.children) await c.stop().catch(() => {});
-  await ctx.redis?.stop().catch(() => {});
-  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
-  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
-}
-process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+const { ctx, cleanup } = benchContext();
 
 try {
   ctx.redis = await startRedis();
@@ -194,23 +241,41 @@ try {
   const bare = await suite('bare', ctx);
   const parley = await suite('parley', ctx);
   console.log(`${bare.visitors} visitor sockets (max ${(Math.max(...RATES) / bare.visitors).toFixed(1)} events/s each), ${bare.agents} agent sockets\n`);
-  const head = `${'rate'.padEnd(10)}${'system'.padEnd(8)}${'sent/s'.padStart(9)}${'deliv/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'ack p50'.padStart(11)}  late  refused`;
+  const head = `${'rate'.padEnd(10)}${'system'.padEnd(8)}${'sent/s'.padStart(9)}${'deliv/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'ack p50'.padStart(11)}  late  refused${'CPU/msg'.padStart(10)}${'Redis/msg'.padStart(11)}   load (1/5 min)`;
   console.log(head);
   console.log('-'.repeat(head.length));
-  const legend = `late: sent, not refused, yet not at the agent ${DRAIN_MS / 1000} s after the last send; refused: negative acks`;
+  const legend = `late: sent, not refused, yet not at the agent ${DRAIN_MS / 1000} s after the last send; refused: negative acks;
+CPU/msg: CPU of both nodes + Redis (+ PostgreSQL's backends for Parley) per delivered message; Redis/msg: Redis commands per delivered message`;
+  const line = (name, r) => {
+    const refused = Object.entries(r.failures).map(([k, v]) => `${v}x${k}`).join(' ') || '0';
+    const cpu = (r.cpu.nodesMs + r.cpu.redisMs + r.cpu.pgMs) / r.received;
+    const cmds = Object.values(r.redisCalls).reduce((a, b) => a + b, 0) / r.received;
+    console.log(
+      `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.late).padStart(4)}  ${refused.padStart(7)}${`${cpu.toFixed(2)} ms`.padStart(10)}${cmds.toFixed(2).padStart(11)}   ${r.load}`,
+    );
+  };
   for (let i = 0; i < RATES.length; i++) {
-    for (const [name, r] of [['bare', bare.results[i]], ['parley', parley.results[i]]]) {
-      const refused = Object.entries(r.failures).map(([k, v]) => `${v}x${k}`).join(' ') || '0';
-      console.log(
-        `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.late).padStart(4)}  ${refused}`,
-      );
-    }
+    line('bare', bare.results[i]);
+    line('parley', parley.results[i]);
     const p = parley.results[i];
     const b = bare.results[i];
     const sustained = p.deliveredPerSec >= 0.95 * p.rate && p.late === 0;
-    console.log(`${''.padEnd(10)}p50 ratio parley/bare ${(p.p50 / b.p50).toFixed(2)}x${sustained ? '' : `  (parley did NOT sustain ${p.rate}/s: ${p.deliveredPerSec.toFixed(0)}/s delivered)`}\n`);
+    const cpuRatio = (p.cpu.nodesMs + p.cpu.redisMs + p.cpu.pgMs) / p.received / ((b.cpu.nodesMs + b.cpu.redisMs) / b.received);
+    console.log(`${''.padEnd(10)}parley/bare: p50 ${(p.p50 / b.p50).toFixed(2)}x, CPU per message ${cpuRatio.toFixed(2)}x${sustained ? '' : `  (parley did NOT sustain ${p.rate}/s: ${p.deliveredPerSec.toFixed(0)}/s delivered)`}\n`);
   }
+  for (const [name, sys] of [['bare', bare], ['parley', parley]]) for (const r of sys.results.slice(RATES.length)) line(name, r);
   console.log(legend);
+  const crossing = (sys) => {
+    if (!P99_LIMIT) return undefined;
+    const sorted = [...sys.results].sort((a, b) => a.rate - b.rate);
+    const over = sorted.find((r) => !(r.p99 <= P99_LIMIT));
+    const under = sorted.filter((r) => r.p99 <= P99_LIMIT && (!over || r.rate < over.rate)).at(-1);
+    return { under: under?.rate ?? null, over: over?.rate ?? null };
+  };
+  const say = (c) => (c.over === null ? `above ${c.under}/s (the top rate tried)` : c.under === null ? `below ${c.over}/s (the lowest rate tried)` : `between ${c.under} and ${c.over}/s`);
+  if (P99_LIMIT) {
+    console.log(`\np99 passes ${P99_LIMIT} ms: parley ${say(crossing(parley))}; bare ${say(crossing(bare))}`);
+  }
   const i500 = RATES.indexOf(500);
   if (i500 >= 0) {
     const p = parley.results[i500];
@@ -218,6 +283,9 @@ try {
     console.log('Targets at 500 messages/s:');
     console.log(`  p50 parley/bare = ${ratio.toFixed(2)}x  (target <= 3x): ${ratio <= 3 ? 'ok' : 'OVER'}`);
     console.log(`  p99 parley = ${ms(p.p99)}  (target <= 20 ms): ${p.p99 <= 20 ? 'ok' : 'OVER'}`);
+  }
+  if (process.env.BENCH_JSON) {
+    await writeFile(process.env.BENCH_JSON, JSON.stringify({ rates: RATES, p99Limit: P99_LIMIT ?? null, bare, parley, crossing: { bare: crossing(bare) ?? null, parley: crossing(parley) ?? null } }));
   }
 } finally {
   await cleanup();

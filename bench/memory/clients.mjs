@@ -1,5 +1,7 @@
 // The idle widget connections, in their own process so they are not in the server's memory.
-// IPC: { cmd: 'connect', url, auths: [...] } -> { connected, failed, firstError };
+// IPC: { cmd: 'connect', url, auths: [...], localAddresses?: ['127.0.0.2', ...] } -> { connected, failed, firstError }
+// (localAddresses: source addresses taken in turn, so many connections do not run out of one
+// address's ephemeral ports);
 // { cmd: 'close' } -> { closed }.
 import { readFileSync } from 'node:fs';
 import { io } from 'socket.io-client';
@@ -7,16 +9,18 @@ import { io } from 'socket.io-client';
 const sockets = [];
 const CONCURRENCY = 100;
 
-async function connectAll(url, auths) {
+async function connectAll(url, auths, localAddresses = []) {
   let next = 0;
   let failed = 0;
   let firstError;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < auths.length) {
-        const auth = auths[next++];
+        const i = next++;
+        const auth = auths[i];
+        const localAddress = localAddresses.length ? localAddresses[i % localAddresses.length] : undefined;
         await new Promise((resolve) => {
-          const s = io(url, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+          const s = io(url, { auth, transports: ['websocket'], reconnection: false, forceNew: true, ...(localAddress ? { localAddress } : {}) });
           s.once('connect', () => (sockets.push(s), resolve()));
           s.once('connect_error', (e) => {
             failed++;
@@ -32,7 +36,7 @@ async function connectAll(url, auths) {
 }
 
 process.on('message', async (msg) => {
-  if (msg.cmd === 'connect') process.send(await connectAll(msg.url, msg.auths));
+  if (msg.cmd === 'connect') process.send(await connectAll(msg.url, msg.auths, msg.localAddresses));
   if (msg.cmd === 'close') {
     for (const s of sockets.splice(0)) s.close();
     process.send({ closed: true });

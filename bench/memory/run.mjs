@@ -4,12 +4,11 @@
 // Run: node bench/memory/run.mjs   (after `npx turbo run build --filter=@parley/server`;
 // needs PostgreSQL on 127.0.0.1:5432). Option: BENCH_CONNECTIONS=10000.
 // Target: Parley <= 1.3x bare per connection.
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { BENCH_DIR, createDatabase, sleep, startChild } from '../lib.mjs';
+import { parleyAuths } from './auths.mjs';
 
 const WANTED = Number(process.env.BENCH_CONNECTIONS ?? 10_000);
 const WARM = 200;
@@ -27,29 +26,6 @@ async function cleanup() {
 }
 process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
 
-async function parleyAuths(base, count) {
-  const password = 'Bench-pass-123!';
-  const res = await fetch(`${base}/api/vms/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench Owner', email: `bench-mem-${Date.now()}@example.com`, password, password_confirmation: password }),
-  });
-  const reg = await res.json();
-  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(reg)}`);
-  // Visitors straight in the database for speed: tokens hashed as server/services/secrets.ts does.
-  const tokens = Array.from({ length: count }, () => randomBytes(32).toString('base64url'));
-  const hashes = tokens.map((t) => createHash('sha256').update(t).digest('hex'));
-  const db = new pg.Client({ connectionString: ctx.db.url });
-  await db.connect();
-  try {
-    const { rows } = await db.query('select widget_key from accounts where id = $1', [reg.user.account_id]);
-    await db.query(`insert into visitors (account_id, token_hash, name) select $1, h, 'Idle visitor' from unnest($2::text[]) as h`, [reg.user.account_id, hashes]);
-    return tokens.map((visitor_token) => ({ widget_key: rows[0].widget_key, visitor_token }));
-  } finally {
-    await db.end();
-  }
-}
-
 async function measureSystem(mode, wanted) {
   const env = { BENCH_DB_URL: ctx.db?.url ?? '', BENCH_DATA_DIR: ctx.dataDir };
   const server = await startChild(serverScript, [mode], { env, execArgv: ['--expose-gc', '--disable-warning=FSTDEP023'], shellPrefix: ULIMIT });
@@ -60,7 +36,7 @@ async function measureSystem(mode, wanted) {
     const limit = Math.min(server.ready.fdLimit, clients.ready.fdLimit);
     const count = Math.min(wanted, limit - 500);
     const url = `http://127.0.0.1:${server.ready.port}`;
-    const auths = mode === 'parley' ? await parleyAuths(url, count) : Array.from({ length: count }, () => ({}));
+    const auths = mode === 'parley' ? await parleyAuths(url, ctx.db.url, count) : Array.from({ length: count }, () => ({}));
     // Warm-up: code paths compiled, pools and buffers allocated, before the baseline.
     const warm = await clients.request({ cmd: 'connect', url, auths: auths.slice(0, WARM) });
     if (warm.failed) throw new Error(`${mode}: warm-up connections failed: ${warm.firstError}`);

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMTPServer } from 'smtp-server';
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM_PATH } from './chromium';
 
@@ -17,8 +18,10 @@ declare module 'vitest' {
     /** A second origin serving plain HTML pages from hostDir (the "customer's website"). */
     hostUrl: string;
     hostDir: string;
-    /** The server's DATA_DIR: without SMTP its emails are written to DATA_DIR/mail/*.eml. */
+    /** The server's DATA_DIR (with SMTP_URL set, no email is written to DATA_DIR/mail). */
     dataDir: string;
+    /** The mailbox of the SMTP server the server under test sends through: GET ?to=<address> (support/mail.ts). */
+    mailUrl: string;
   }
 }
 
@@ -65,6 +68,51 @@ function startHostServer(dir: string, port: number): Promise<http.Server> {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
+/** An email as the SMTP server received it: the envelope's recipients and the raw message. */
+interface Received {
+  to: string[];
+  raw: string;
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 (smtp-server, as the server suite's test/jobs.ts) that the
+ * server under test sends every email through, and a small HTTP mailbox over what it received,
+ * so the journeys (in their own worker process) read the emails as delivered.
+ */
+async function startMailbox(): Promise<{ smtpUrl: string; mailUrl: string; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const smtpPort = (smtp.server.address() as net.AddressInfo).port;
+  const mailbox = http.createServer((req, res) => {
+    const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to')?.toLowerCase() ?? '';
+    const raws = received.filter((m) => m.to.includes(to)).map((m) => m.raw);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(raws));
+  });
+  await new Promise<void>((resolve) => mailbox.listen(0, '127.0.0.1', resolve));
+  const mailPort = (mailbox.address() as net.AddressInfo).port;
+  return {
+    smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+    mailUrl: `http://127.0.0.1:${mailPort}/`,
+    close: async () => {
+      await new Promise<void>((r) => mailbox.close(() => r()));
+      await new Promise<void>((r) => smtp.close(() => r()));
+    },
+  };
+}
+
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is missing at ${CHROMIUM_PATH}: the browser journeys need it. Install it with \`apt-get install chromium\` (.ci/run does this).`);
@@ -82,6 +130,7 @@ export default async function setup(project: TestProject) {
   const logFile = path.join(tmp, 'server.log');
   const [port, hostPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
+  const mail = await startMailbox();
 
   // The production start (`node server/dist/index.js`) on embedded PGlite, the payment sandbox
   // and no outside services: every optional service variable is removed from the environment.
@@ -109,7 +158,9 @@ export default async function setup(project: TestProject) {
     VISITOR_REPLY_BATCH_SECONDS: '3',
     // Webhook journeys deliver to a receiver on 127.0.0.1 (the SSRF guard refuses loopback otherwise).
     OUTBOUND_ALLOW_PRIVATE: 'true',
-    // Owners verify through the link written to DATA_DIR/mail (on by default only with SMTP_URL).
+    // Every email goes through the real SMTP server above (journeys read it with support/mail.ts).
+    SMTP_URL: mail.smtpUrl,
+    // Owners verify through the mailed link (on by default with SMTP_URL; said here all the same).
     EMAIL_VERIFICATION: 'true',
   });
   const out = fs.openSync(logFile, 'a');
@@ -118,6 +169,7 @@ export default async function setup(project: TestProject) {
     await waitReady(base, child, logFile);
   } catch (e) {
     child.kill('SIGKILL');
+    await mail.close();
     throw e;
   }
   const host = await startHostServer(hostDir, hostPort);
@@ -126,6 +178,7 @@ export default async function setup(project: TestProject) {
   project.provide('hostUrl', `http://127.0.0.1:${hostPort}`);
   project.provide('hostDir', hostDir);
   project.provide('dataDir', dataDir);
+  project.provide('mailUrl', mail.mailUrl);
 
   return async () => {
     await new Promise<void>((r) => host.close(() => r()));
@@ -136,6 +189,7 @@ export default async function setup(project: TestProject) {
       await exited;
       clearTimeout(timer);
     }
+    await mail.close();
     fs.closeSync(out);
     if (process.env.E2E_KEEP_TMP) console.log(`e2e temp dir kept: ${tmp}`);
     else fs.rmSync(tmp, { recursive: true, force: true });

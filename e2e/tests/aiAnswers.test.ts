@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { apiCall, base, eventually, registerOwner } from '../support/api';
-import { closeBrowser, newSession, visible } from '../support/browser';
+import { closeBrowser, getBrowser, newSession, visible } from '../support/browser';
 import { hostPageWithWidget } from '../support/widget';
 
 afterAll(closeBrowser);
@@ -75,5 +75,79 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
     await back.getByRole('button', { name: 'Auto-answer' }).click();
     await visible(back.getByText('Hand-overs to a human'));
     await visible(back.getByText('1 helpful, 0 not helpful'));
+  });
+
+  it("owner pastes the site's URL; a German visitor in Tokyo gets the answer citing the page and, outside the business hours set on the Settings screen, is told in German when the team is back at their own time", async () => {
+    const owner = await registerOwner('Berta Owner');
+    // The business's website (on the journeys' host server): one page, read by the crawler through the console.
+    fs.writeFileSync(
+      path.join(inject('hostDir'), 'spokes-winter.html'),
+      '<!doctype html><html><head><meta charset="utf-8"><title>Winter storage | Spokes</title></head><body><main><h1>Winter storage</h1><p>We keep your bike over the winter in our dry cellar, from November to March, for 60 euros.</p></main></body></html>',
+    );
+    const siteUrl = `${inject('hostUrl')}/spokes-winter.html`;
+    const { page: chatbotPage } = await newSession({ token: owner.token });
+    await chatbotPage.goto(`${base()}/chatbots`);
+    await chatbotPage.getByRole('button', { name: 'Knowledge sources' }).click();
+    const sources = chatbotPage.getByRole('region', { name: 'Knowledge sources' });
+    await sources.getByLabel('Website address').fill(siteUrl);
+    await sources.getByRole('button', { name: 'Add website' }).click();
+    const site = sources.getByRole('listitem').filter({ hasText: '127.0.0.1' });
+    await visible(site.getByText('Ready'), 30_000);
+    await visible(site.getByText(/1 page/));
+    await chatbotPage.close();
+
+    // Open only on the weekday three days from now (in Berlin), 09:00 to 17:00: closed now.
+    const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    const openDay = new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', weekday: 'long' }).format(new Date(Date.now() + 3 * 86_400_000));
+    const { page: consolePage } = await newSession({ token: owner.token });
+    await consolePage.goto(`${base()}/settings`);
+    const card = consolePage.getByRole('region', { name: 'Business Hours' });
+    await visible(card.getByText('Open now.'));
+    await card.getByLabel('Time zone').selectOption('Europe/Berlin');
+    await card.getByLabel('Set hours per day').check();
+    for (const d of days) await card.getByRole('checkbox', { name: d }).setChecked(d === openDay);
+    await card.getByRole('button', { name: 'Save Business Hours' }).click();
+    await visible(card.getByText('Business hours saved'));
+    await visible(card.getByText(`Closed now; opens ${openDay} 09:00 (Europe/Berlin).`));
+    await consolePage.close();
+    const hours = await apiCall<{ data: { next_open_at: string } }>('GET', '/api/vms/business-hours', { token: owner.token });
+    const backAt = new Date(hours.body.data.next_open_at);
+
+    expect((await apiCall('POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.6 } })).status).toBe(200);
+    expect((await apiCall('PATCH', '/api/vms/me/availability', { token: owner.token, body: { availability: 'away' } })).status).toBe(200);
+    const url = await hostPageWithWidget(owner.token, 'ai-hours.html', { name: 'Bäckerei Support', title: 'Brot und Kuchen', color: '#8a5a00' });
+    const context = await (await getBrowser()).newContext({ locale: 'de-DE', timezoneId: 'Asia/Tokyo', viewport: { width: 1280, height: 860 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.getByRole('button', { name: 'Chat öffnen' }).click();
+      const panel = page.getByRole('dialog', { name: 'Bäckerei Support' });
+      await visible(panel, 15_000);
+      await panel.getByLabel('E-Mail').fill('kunde@example.com');
+      await panel.getByLabel('Nachricht').fill('Can you keep my bike over the winter?');
+      await panel.getByRole('button', { name: 'Senden' }).click();
+      // The answer from the website, citing the page (its title, linked), in the visitor's language.
+      const answer = panel.locator('.m').filter({ hasText: 'dry cellar' });
+      await visible(answer, 30_000);
+      await visible(answer.getByText('Quelle: Winter storage | Spokes'));
+      expect(await answer.getByRole('link', { name: 'Winter storage | Spokes' }).getAttribute('href')).toBe(siteUrl);
+      await answer.getByRole('button', { name: 'Mit einem Menschen sprechen' }).click();
+      // In German, at the visitor's own time in Tokyo (09:00 in Berlin is 17:00 there).
+      const weekday = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', weekday: 'long' }).format(backAt);
+      const time = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit' }).format(backAt);
+      expect(time).toBe('17:00');
+      const said = panel.locator('.m').filter({ hasText: 'Ich bitte ein Mitglied unseres Teams, zu übernehmen.' });
+      await visible(said, 20_000);
+      expect((await said.locator('.bu').textContent())?.trim()).toBe(`Ich bitte ein Mitglied unseres Teams, zu übernehmen. Wir sind am ${weekday} um ${time} zurück.`);
+      await visible(said.getByText('Assistent'));
+      expect(await said.getByRole('button').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+    // The team reads the same message in English, at the visitor's time.
+    const conv = await eventually(async () => (await apiCall<{ data: { visitor_id: string }[] }>('GET', '/api/vms/conversations', { token: owner.token })).body.data[0], 'the conversation');
+    const msgs = await apiCall<{ data: { sender_type: string; message: string }[] }>('GET', `/api/vms/messages/${conv.visitor_id}`, { token: owner.token });
+    const englishDay = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', weekday: 'long' }).format(backAt);
+    expect(msgs.body.data.at(-1)).toMatchObject({ sender_type: 'bot', message: `I'm asking a member of our team to take over. We're back ${englishDay} at 17:00.` });
   });
 });

@@ -38,12 +38,13 @@ describe('item 2: roles in the UI follow the server', () => {
     await visible(page.getByLabel('Widget name', { exact: true }));
     await visible(page.getByLabel('Initial greeting', { exact: true }));
     await visible(page.getByLabel('Website URL', { exact: true }));
-    // The three SPEC cards, and the widget language card (issue 13).
-    expect(await page.getByText(READ_ONLY).count()).toBe(4);
+    // The three SPEC cards, the widget language card (issue 13) and the business hours card (issue 17).
+    await visible(page.getByRole('region', { name: 'Business Hours' }).getByText(READ_ONLY));
+    expect(await page.getByText(READ_ONLY).count()).toBe(5);
     for (const label of ['Widget name', 'Title or department', 'Initial greeting', 'Website URL', 'Phone number']) {
       expect(await page.getByLabel(label, { exact: true }).isDisabled(), label).toBe(true);
     }
-    for (const save of ['Save Widget Settings', 'Save Greetings', 'Save Account Information', 'Save Language']) {
+    for (const save of ['Save Widget Settings', 'Save Greetings', 'Save Account Information', 'Save Language', 'Save Business Hours']) {
       expect(await page.getByRole('button', { name: save }).count(), save).toBe(0);
     }
     expect(await page.getByRole('button', { name: 'Upload avatar' }).count()).toBe(0);

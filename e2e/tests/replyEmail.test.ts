@@ -7,7 +7,7 @@ import { mailsTo } from '../support/mail';
 afterAll(closeBrowser);
 
 // Issue 12 item 8: an agent's replies to a visitor who left an email and went away arrive as
-// one email (no SMTP here: the server writes DATA_DIR/mail/*.eml); its link opens a hosted chat
+// one email (delivered through the journeys' SMTP server); its link opens a hosted chat
 // page in a fresh browser with the business's widget, the conversation restored, and the visitor
 // writes on from there.
 
@@ -28,11 +28,11 @@ describe('reply email to an away visitor (issue 12 item 8)', () => {
       expect((await apiCall('POST', '/api/vms/messages', { token: owner.token, form })).status).toBe(201);
     }
     const [mail] = await eventually(async () => {
-      const found = mailsTo(email);
+      const found = await mailsTo(email);
       return found.length > 0 && found;
     }, 'the reply email', 20_000);
     await new Promise((r) => setTimeout(r, 3500));
-    expect(mailsTo(email)).toHaveLength(1);
+    expect(await mailsTo(email)).toHaveLength(1);
     expect(mail).toContain('Hello Rhea, let me check.');
     expect(mail).toContain('Yes, two copies are in stock.');
     const link = /(http:\/\/[^\s"<>]+\/api\/chat\/[A-Za-z0-9._-]+)/.exec(mail!)?.[1];

@@ -1,9 +1,10 @@
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import fs from 'node:fs';
+import path from 'node:path';
 import { apiCall, base, createVisitor, integrationSnippet, registerOwner, visitorSays } from '../support/api';
 import { closeBrowser, newSession, tokenOf, visible, waitForPath } from '../support/browser';
-import { mailedLink } from '../support/mail';
+import { mailedLink, mailsTo } from '../support/mail';
 
 afterAll(closeBrowser);
 
@@ -54,11 +55,21 @@ describe('account security (issue 14)', () => {
     await page.goto(`${base()}/login`);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await waitForPath(page, '/forgot-password');
-    await page.getByLabel('Email', { exact: true }).fill(owner.email);
-    await page.getByRole('button', { name: 'Send reset link' }).click();
+    // The screen's own form (the sign-in form's Email field stays until its chunk has loaded).
+    const form = await visible(page.getByRole('form', { name: 'Forgot password' }));
+    await form.getByLabel('Email', { exact: true }).fill(owner.email);
+    await form.getByRole('button', { name: 'Send reset link' }).click();
     await visible(page.getByText(/If an account uses this email, we sent it a link/));
 
-    await page.goto(`${base()}${await mailedLink(owner.email, '/reset-password')}`);
+    // Delivered by SMTP (the global setup's smtp-server), not written to DATA_DIR/mail.
+    const link = await mailedLink(owner.email, '/reset-password');
+    const mails = await mailsTo(owner.email);
+    const reset = mails.filter((m) => /^Subject: Reset your Parley password/m.test(m));
+    expect(reset).toHaveLength(1);
+    expect(reset[0]).toContain(link);
+    expect(reset[0]).toContain('The link works once, for 30 minutes.');
+    expect(fs.existsSync(path.join(inject('dataDir'), 'mail'))).toBe(false);
+    await page.goto(`${base()}${link}`);
     await page.getByLabel('New password', { exact: true }).fill('short');
     await page.getByLabel('Confirm new password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Set new password' }).click();

@@ -1,23 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { apiCall, base, eventually, login, registerOwner, uniqueEmail } from '../support/api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiCall, base, login, registerOwner, uniqueEmail } from '../support/api';
 import { closeBrowser, newSession, tokenOf, visible, waitForPath } from '../support/browser';
+import { mailedLink } from '../support/mail';
 
 afterAll(closeBrowser);
-
-/** The email-change confirmation link written to DATA_DIR/mail for `to` (no SMTP here), as a path. */
-function confirmationPath(to: string): string | undefined {
-  const dir = path.join(inject('dataDir'), 'mail');
-  if (!fs.existsSync(dir)) return undefined;
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.eml'))) {
-    const raw = fs.readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-    if (!new RegExp(`^To: .*${to.replace(/[.+]/g, '\\$&')}`, 'mi').test(raw)) continue;
-    const link = /https?:\/\/[^\s"<]+(\/api\/vms\/user\/email\/confirm\?token=[A-Za-z0-9_-]+)/.exec(raw);
-    if (link) return link[1];
-  }
-  return undefined;
-}
 
 describe('settings (journey 5)', () => {
   it('saves widget settings, profile and password, refuses mismatched passwords, and deletes the account', async () => {
@@ -47,7 +33,7 @@ describe('settings (journey 5)', () => {
     // The name changes at once; the new sign-in email once the link sent to it is opened.
     const before = await apiCall<{ name: string; email: string }>('GET', '/api/vms/user', { token: owner.token });
     expect(before.body).toMatchObject({ name: 'Samantha Settings', email: owner.email });
-    const confirm = await eventually(async () => confirmationPath(newEmail), 'the email-change confirmation email');
+    const confirm = await mailedLink(newEmail, '/api/vms/user/email/confirm');
     await page.goto(`${base()}${confirm}`);
     await waitForPath(page, '/settings');
     const me = await apiCall<{ name: string; email: string }>('GET', '/api/vms/user', { token: owner.token });

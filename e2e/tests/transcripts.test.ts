@@ -36,11 +36,11 @@ describe('transcripts (issue 13)', () => {
     await item.click();
     await visible(panel.getByRole('status').getByText("We'll email you the transcript when the conversation ends."));
     await new Promise((r) => setTimeout(r, 1000));
-    expect(mailsTo(email)).toHaveLength(0);
+    expect(await mailsTo(email)).toHaveLength(0);
 
     expect((await apiCall('POST', `/api/vms/conversations/${visitorId}/status`, { token: owner.token, body: { status: 'resolved' } })).status).toBe(200);
     const [mail] = await eventually(async () => {
-      const found = mailsTo(email);
+      const found = await mailsTo(email);
       return found.length > 0 && found;
     }, 'the transcript email', 20_000);
     expect(mail).toMatch(/^Subject: Your conversation with Tidewater Books/m);

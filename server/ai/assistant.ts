@@ -7,7 +7,7 @@ import type { UploadedImage } from '../plugins/uploads.js';
 import type { Actor } from '../policies/actor.js';
 import { visibleConversations } from '../policies/conversations.js';
 import { can } from '../policies/index.js';
-import type { ChatbotSourceDto } from '@parley/shared';
+import type { ChatbotMessageDto, LearningProgressDto } from '@parley/shared';
 import { ANSWER_THRESHOLD, answer, approvedOnly, type Citation, type FeedbackValue, feedback, feedbackPassage, learn } from './engine.js';
 import type { PatternFilter } from './knowledge.js';
 import { describeImage, imageFacts } from './image.js';
@@ -17,27 +17,6 @@ import { taughtFact } from './intents.js';
 
 type ChatRow = typeof aiChatMessages.$inferSelect;
 
-export interface ChatbotMessageDto {
-  id: number;
-  sender_type: 'user' | 'bot';
-  content: string;
-  file_path: string;
-  /** Bot messages only (null on the user's). */
-  confidence_score: number | null;
-  intent_detected: string | null;
-  /** The feedback given on a bot message, if any. */
-  feedback: FeedbackValue | null;
-  /** Issue 17: the source passages the answer came from ([] when none). */
-  sources: ChatbotSourceDto[];
-  created_at: string;
-}
-
-export interface LearningProgress {
-  total_interactions: number;
-  learned_patterns: number;
-  average_confidence: number;
-  learning_efficiency: number;
-}
 
 export const TEACH_FORBIDDEN = 'Only the owner or an Admin can teach the assistant';
 
@@ -102,7 +81,7 @@ export async function popularQuestions(db: Db, accountId: string): Promise<strin
 }
 
 /** Real counts: the user's questions and the answers they got; the account's active patterns. */
-export async function learningProgress(db: Db, actor: Actor): Promise<LearningProgress> {
+export async function learningProgress(db: Db, actor: Actor): Promise<LearningProgressDto> {
   const mine = and(eq(aiChatMessages.userId, actor.id), eq(aiChatMessages.accountId, actor.accountId));
   // Teaching acknowledgements are not answers: they would inflate the figures.
   const answers = and(mine, eq(aiChatMessages.senderType, 'bot'), sql`${aiChatMessages.intentDetected} is distinct from 'teach'`);

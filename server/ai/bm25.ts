@@ -100,4 +100,72 @@ export class Bm25 {
     hits.sort((a, b) => b.score - a.score || a.id - b.id);
     return hits.slice(0, limit);
   }
+
+  /**
+   * A query whose words each come with alternatives (a group: term -> weight, the word's own term
+   * at 1, expansion terms below): per group a document scores its best alternative's BM25 times
+   * that weight, so a word with many synonyms counts once. The query's own terms find the
+   * candidates first (rarest first); alternatives come after them. A term in more than
+   * `commonShare` of the documents (and more than 50) only scores the candidates already found.
+   */
+  searchGroups(groups: Map<string, number>[], limit: number, commonShare?: number): Hit[] {
+    const n = this.size;
+    if (n === 0) return [];
+    const avg = this.totalLength / n || 1;
+    const common = commonShare === undefined ? Infinity : Math.max(50, commonShare * n);
+    // An alternative (weight below 1) brings new candidates only when it is rare: a synonym found
+    // in many documents is weak evidence, and scanning its list is what costs on a large index.
+    const altCommon = commonShare === undefined ? Infinity : Math.max(20, (commonShare / 5) * n);
+    const entries: { group: number; term: string; weight: number; list: Map<number, number> }[] = [];
+    groups.forEach((g, group) => {
+      for (const [term, weight] of g) {
+        const list = this.postings.get(term);
+        if (list && weight > 0) entries.push({ group, term, weight, list });
+      }
+    });
+    entries.sort((a, b) => ((a.weight === 1) !== (b.weight === 1) ? (a.weight === 1 ? -1 : 1) : a.list.size - b.list.size));
+    const best = groups.map(() => new Map<number, number>());
+    const found = new Set<number>();
+    const k1b = K1 * B;
+    const k1nb = K1 * (1 - B);
+    for (const { group, term, weight, list } of entries) {
+      const w = weight * this.idf(term) * (K1 + 1);
+      const scores = best[group]!;
+      const restricted = found.size > 0 && list.size > (weight === 1 ? common : altCommon);
+      if (restricted) {
+        for (const id of found) {
+          const tf = list.get(id);
+          if (tf === undefined) continue;
+          const s = (w * tf) / (tf + k1nb + (k1b * (this.lengths.get(id) ?? 0)) / avg);
+          if (s > (scores.get(id) ?? 0)) scores.set(id, s);
+        }
+      } else {
+        for (const [id, tf] of list) {
+          found.add(id);
+          const s = (w * tf) / (tf + k1nb + (k1b * (this.lengths.get(id) ?? 0)) / avg);
+          if (s > (scores.get(id) ?? 0)) scores.set(id, s);
+        }
+      }
+    }
+    const total = new Map<number, number>();
+    for (const scores of best) for (const [id, s] of scores) total.set(id, (total.get(id) ?? 0) + s);
+    return topK(total, limit);
+  }
+}
+
+/** The `limit` best of many scores, without sorting them all (a large index touches thousands). */
+function topK(scores: Map<number, number>, limit: number): Hit[] {
+  const top: Hit[] = [];
+  if (limit <= 0) return top;
+  const better = (a: Hit, id: number, score: number) => score > a.score || (score === a.score && id < a.id);
+  for (const [id, score] of scores) {
+    if (top.length === limit && !better(top[limit - 1]!, id, score)) continue;
+    let i = top.length === limit ? limit - 1 : top.length;
+    while (i > 0 && better(top[i - 1]!, id, score)) {
+      top[i] = top[i - 1]!;
+      i--;
+    }
+    top[i] = { id, score };
+  }
+  return top;
 }

@@ -33,6 +33,7 @@ describe('assistant evaluation data set', () => {
     expect(out).toMatch(/saas: Tallyfox, 8 pages, 2 documents, \d+ FAQ rows, 60 questions/);
     // The tuning business of the source kind (the only one whose failures may be read).
     expect(out).toMatch(/tuning-cycles: Spokesmith Cycles, 6 pages, 1 documents, 8 FAQ rows, 4\d questions/);
+    expect(out).toMatch(/tuning-guesthouse: Larkspur Guesthouse, 6 pages, 1 documents, 8 FAQ rows, 4\d questions/);
   });
 
   it('the tuning business is checked like the held-out ones, with 40 or more questions', async () => {

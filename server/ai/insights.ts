@@ -2,11 +2,12 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { aiChatMessages, aiFeedback, aiPatterns } from '../db/schema.js';
 import type { Actor } from '../policies/actor.js';
-import { type LearningProgress, learningProgress } from './assistant.js';
+import type { LearningProgressDto } from '@parley/shared';
+import { learningProgress } from './assistant.js';
 import { aiResolvedCount } from './visitors.js';
 
 export interface InsightsDto {
-  learning_progress: LearningProgress;
+  learning_progress: LearningProgressDto;
   /** The account's knowledge by origin, and how much feedback retired. */
   patterns: { active: number; retired: number; taught: number; learned_from_conversations: number };
   /** Feedback given on this user's answers. */

@@ -19,6 +19,14 @@ for (const [concept, words] of Object.entries(CONCEPTS)) {
 }
 // Longest phrases first so "mot de passe" wins over a shorter overlap.
 PHRASES.sort((a, b) => b[0].length - a[0].length);
+/** Phrase indexes (in PHRASES' order) by first word: a text is searched only for phrases whose words it all has. */
+const PHRASE_STARTS = new Map<string, number[]>();
+const PHRASE_WORDS = PHRASES.map(([p]) => p.split(' '));
+PHRASE_WORDS.forEach((words, i) => {
+  const list = PHRASE_STARTS.get(words[0]!);
+  if (list) list.push(i);
+  else PHRASE_STARTS.set(words[0]!, [i]);
+});
 
 /** Lowercase, accents folded, punctuation to spaces; keeps digits. */
 export function fold(text: string): string {
@@ -108,7 +116,13 @@ function splitCompound(word: string, known?: (t: string) => boolean): string[] |
 export function terms(text: string, known?: (t: string) => boolean): string[] {
   let folded = ` ${fold(text)} `;
   const out: string[] = [];
-  for (const [phrase, concept] of PHRASES) {
+  // Checking every phrase against every text is what made indexing a large account slow.
+  const words = new Set(folded.split(' '));
+  const candidates: number[] = [];
+  for (const w of words) for (const i of PHRASE_STARTS.get(w) ?? []) if (PHRASE_WORDS[i]!.every((x) => words.has(x))) candidates.push(i);
+  candidates.sort((a, b) => a - b);
+  for (const i of candidates) {
+    const [phrase, concept] = PHRASES[i]!;
     if (folded.includes(` ${phrase} `)) {
       out.push(concept);
       folded = folded.split(` ${phrase} `).join(' ');
@@ -123,24 +137,35 @@ export function terms(text: string, known?: (t: string) => boolean): string[] {
       previous = word;
       continue;
     }
-    const concept = conceptOf(word);
     previous = word;
-    if (concept) {
-      out.push(concept);
-      continue;
+    // Without `known` a word always reads the same: cached (indexing repeats a site's vocabulary).
+    let wt = known ? undefined : WORD_TERMS.get(word);
+    if (!wt) {
+      wt = wordTerms(word, known);
+      if (!known) {
+        if (WORD_TERMS.size >= WORD_TERMS_MAX) WORD_TERMS.clear();
+        WORD_TERMS.set(word, wt);
+      }
     }
-    if (STOP.has(word) || word.length < 2) continue;
-    // "eggless", "sugarless": without + the lexicon word.
-    const less = /^(.{3,})less$/.exec(word);
-    const lessConcept = less ? conceptOf(less[1]!) : undefined;
-    if (lessConcept) {
-      out.push(lessConcept, 'without');
-      continue;
-    }
-    const s = stem(word);
-    const parts = known?.(s) ? undefined : splitCompound(word, known);
-    if (parts) out.push(...parts);
-    else out.push(s);
+    for (const t of wt) out.push(t);
   }
   return out;
+}
+
+const WORD_TERMS = new Map<string, readonly string[]>();
+const WORD_TERMS_MAX = 100_000;
+const NONE: readonly string[] = [];
+
+/** The terms of one word (after phrases): its concept, or nothing for a stop word, or its stem or compound parts. */
+function wordTerms(word: string, known?: (t: string) => boolean): readonly string[] {
+  const concept = conceptOf(word);
+  if (concept) return [concept];
+  if (STOP.has(word) || word.length < 2) return NONE;
+  // "eggless", "sugarless": without + the lexicon word.
+  const less = /^(.{3,})less$/.exec(word);
+  const lessConcept = less ? conceptOf(less[1]!) : undefined;
+  if (lessConcept) return [lessConcept, 'without'];
+  const s = stem(word);
+  const parts = known?.(s) ? undefined : splitCompound(word, known);
+  return parts ?? [s];
 }

@@ -1,5 +1,11 @@
-import nlp from 'compromise';
+import { createRequire } from 'node:module';
+import type Nlp from 'compromise';
 import { fold, terms } from './normalize.js';
+
+const require = createRequire(import.meta.url);
+// Loaded at the first name search (learning from a reply), not at start: compromise builds its
+// English lexicon when loaded, which costs every start time and memory for a feature used later.
+let nlp: typeof Nlp | undefined;
 
 /**
  * What learning may keep of an agent's reply: only what is safe to tell any other visitor.
@@ -83,6 +89,7 @@ function hasPhone(text: string): boolean {
 
 /** Person names compromise finds, and names the visitor gave ("I'm Carol", "my name is Carol Jones"). */
 export function peopleIn(text: string): string[] {
+  nlp ??= require('compromise') as typeof Nlp;
   const found = (nlp(text).people().out('array') as string[]).map((n) => n.replace(/[^\p{L}\s'-]/gu, '').trim());
   const intro = /\b(?:my name is|my name's|i am|i'm|this is|it's|call me|je m'appelle|me llamo|ich hei(?:ss|ß)e)\s+(\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+)?)/gu;
   for (const m of text.matchAll(intro)) found.push(m[1]!);

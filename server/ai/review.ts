@@ -1,7 +1,8 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { aiChatMessages, aiFeedback, aiPassages, aiPatterns, conversations, users } from '../db/schema.js';
-import { HttpError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
+import { pageOf } from '../presenters/page.js';
 import type { Actor } from '../policies/actor.js';
 import type { KnowledgeDto, KnowledgeStatus, PendingFeedbackDto } from '@parley/shared';
 import { feedback, feedbackPassage } from './engine.js';
@@ -15,18 +16,6 @@ export interface Page<T> {
   data: T[];
   next_cursor: string | null;
   has_more: boolean;
-}
-
-export const PAGE_DEFAULT = 20;
-export const PAGE_MAX = 100;
-
-const toCursor = (id: number) => Buffer.from(String(id)).toString('base64url');
-export const CURSOR_INVALID = 'cursor is not valid';
-export function fromCursor(cursor: string | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  const id = Number(Buffer.from(cursor, 'base64url').toString());
-  if (!Number.isSafeInteger(id) || id <= 0) throw new HttpError(422, CURSOR_INVALID, { cursor: [CURSOR_INVALID] });
-  return id;
 }
 
 const knowledgeColumns = {
@@ -91,9 +80,8 @@ export async function listKnowledge(
     )
     .orderBy(desc(aiPatterns.id))
     .limit(q.limit + 1);
-  const more = rows.length > q.limit;
-  const page = rows.slice(0, q.limit);
-  return { data: page.map(presentKnowledge), has_more: more, next_cursor: more ? toCursor(page.at(-1)!.p.id) : null };
+  const page = pageOf(rows, q.limit, (r) => [r.p.id]);
+  return { data: page.rows.map(presentKnowledge), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 export interface KnowledgeChange {
@@ -144,10 +132,9 @@ export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: numb
     )
     .orderBy(desc(aiFeedback.messageId))
     .limit(q.limit + 1);
-  const more = rows.length > q.limit;
-  const page = rows.slice(0, q.limit);
+  const page = pageOf(rows, q.limit, (r) => [r.f.messageId]);
   return {
-    data: page.map((r) => ({
+    data: page.rows.map((r) => ({
       message_id: r.f.messageId,
       feedback: r.f.value,
       answer: r.m.content,
@@ -158,8 +145,8 @@ export async function listPendingFeedback(db: Db, actor: Actor, q: { limit: numb
       user: { id: r.m.userId, name: r.userName },
       updated_at: r.f.updatedAt.toISOString(),
     })),
-    has_more: more,
-    next_cursor: more ? toCursor(page.at(-1)!.f.messageId) : null,
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
   };
 }
 

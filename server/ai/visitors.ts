@@ -1,6 +1,6 @@
 import { hasProfessional } from '../billing/limits.js';
 import { type SQL, and, desc, eq, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
-import type { HandoverDto } from '@parley/shared';
+import { type HandoverDto, isTimeZone } from '@parley/shared';
 import type { FastifyInstance } from 'fastify';
 import { sendMessage } from '../commands/sendMessage.js';
 import type { Db } from '../db/client.js';
@@ -16,6 +16,7 @@ import type { VisitorRow } from '../presenters/visitor.js';
 import { asksForHuman, detectIntent, type Intent, SMALL_TALK } from './intents.js';
 import { makeGeneric, peopleIn, scrubQuestion } from './privacy.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
+import { accountHours, nextOpening, whenInWords } from '../services/businessHours.js';
 
 /** Learning from agent replies, and answering widget visitors when nobody is online. */
 
@@ -174,13 +175,23 @@ export async function autoAnswer(app: FastifyInstance, event: DomainEventMap['me
  * The visitor asked for a person ("Talk to a person", or typed it): the assistant stays quiet from
  * now on (ai_conversations.handover), an unassigned conversation is assigned as the routing rule
  * says (policies/routing.ts; nobody eligible or routing off: every Agent sees it, as before), and
- * the visitor is told when a person will reply. Repeating it changes nothing more.
+ * the visitor is told when a person will reply: outside the account's business hours when the team
+ * is back, else its typical reply time. Repeating it changes nothing more.
  */
-export async function handOver(app: FastifyInstance, conversation: ConversationRow, visitor: VisitorRow): Promise<HandoverDto> {
+export async function handOver(app: FastifyInstance, conversation: ConversationRow, visitor: VisitorRow, now = new Date()): Promise<HandoverDto> {
   const { accountId } = conversation;
   const [state] = await app.db.select({ handover: aiConversations.handover }).from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
-  const seconds = await typicalReplySeconds(app.db, accountId);
-  const result: HandoverDto = { handover: true, reply_time: replyTimeText(seconds), typical_reply_seconds: seconds };
+  // Outside business hours: when the team is back, in the visitor's zone when the widget reported it.
+  const { timeZone, hours } = await accountHours(app.db, accountId);
+  const backAt = nextOpening(hours, timeZone, now);
+  const seconds = await typicalReplySeconds(app.db, accountId, now);
+  const visitorZone = visitor.timeZone && isTimeZone(visitor.timeZone) ? visitor.timeZone : null;
+  const result: HandoverDto = {
+    handover: true,
+    reply_time: backAt ? backText(backAt, now, visitorZone ?? timeZone, visitorZone === null) : replyTimeText(seconds),
+    typical_reply_seconds: seconds,
+    back_at: backAt?.toISOString() ?? null,
+  };
   if (state?.handover) return result;
   await flag(app.db, accountId, conversation.id, 'handover');
   if (conversation.assigneeId === null) {
@@ -207,7 +218,8 @@ export async function handOver(app: FastifyInstance, conversation: ConversationR
       });
     }
   }
-  await sendMessage(app, { visitor, senderType: 'bot', author: null, text: `${HANDOVER_MESSAGE} ${result.reply_time}` });
+  // The text is English (the console, transcripts); the widget words it in the visitor's language from `handover`.
+  await sendMessage(app, { visitor, senderType: 'bot', author: null, text: `${HANDOVER_MESSAGE} ${result.reply_time}`, handover: { backAt, replySeconds: backAt ? null : seconds } });
   return result;
 }
 
@@ -229,24 +241,19 @@ export async function typicalReplySeconds(db: Db, accountId: string, now = new D
   return row?.median != null ? Math.max(0, Math.round(Number(row.median))) : null;
 }
 
-/** When a person will reply, as the visitor reads it (English, like the assistant's other messages). */
+/**
+ * When a person will reply, as the visitor reads it (English; the widget has the same words in the
+ * visitor's language, widget/src/ui/aiTexts.ts): the typical reply time in broad steps, no count.
+ */
 export function replyTimeText(seconds: number | null): string {
   if (seconds === null) return 'A member of our team will answer you here as soon as they can.';
-  const minutes = seconds / 60;
-  const hours = minutes / 60;
-  const when =
-    minutes <= 5
-      ? 'in a few minutes'
-      : minutes < 55
-        ? `in about ${Math.max(10, Math.round(minutes / 10) * 10)} minutes`
-        : hours < 1.5
-          ? 'in about an hour'
-          : hours < 20
-            ? `in about ${Math.round(hours)} hours`
-            : hours < 36
-              ? 'in about a day'
-              : `in about ${Math.round(hours / 24)} days`;
+  const when = seconds <= 10 * 60 ? 'in a few minutes' : seconds < 3600 ? 'in under an hour' : seconds < 20 * 3600 ? 'in a few hours' : seconds < 36 * 3600 ? 'in a day' : 'in a few days';
   return `Our team usually replies ${when}.`;
+}
+
+/** Outside business hours: "We're back Monday at 09:00." in `timeZone`, naming it when it is the account's (the visitor's own is unknown). */
+export function backText(backAt: Date, now: Date, timeZone: string, nameZone: boolean): string {
+  return `We're back ${whenInWords(backAt, now, timeZone)}${nameZone ? ` (${timeZone} time)` : ''}.`;
 }
 
 /** "AI Resolved": conversations the assistant answered where the visitor did not ask for a human (`scope` narrows them, e.g. to what an Agent may see). */

@@ -4,7 +4,7 @@
  * `now` so tests can move the clock.
  */
 import { and, count, eq, gt, gte, lt, sql } from 'drizzle-orm';
-import { CHAT_LIMIT_REACHED, STARTER_MONTHLY_CHATS, type PlanInForceDto } from '@parley/shared';
+import { AI_NEEDS_PROFESSIONAL, CHAT_LIMIT_REACHED, STARTER_MONTHLY_CHATS, type PlanInForceDto } from '@parley/shared';
 import type { Db, Tx } from '../db/client.js';
 import { chatClaims, conversations, messages, plans, subscriptions } from '../db/schema.js';
 import { HttpError } from '../errors.js';
@@ -73,6 +73,11 @@ export async function planSummary(db: Tx, accountId: string, now: Date): Promise
 /** The AI assistant and removing the widget branding need Professional (or its trial) or above. */
 export async function hasProfessional(db: Tx, accountId: string, now: Date): Promise<boolean> {
   return (await planInForce(db, accountId, now)).plan !== 'Starter';
+}
+
+/** Asking the assistant, and adding or refreshing its sources, need its plan: 403 otherwise. */
+export async function assertAssistantPlan(db: Tx, accountId: string): Promise<void> {
+  if (!(await hasProfessional(db, accountId, new Date()))) throw new HttpError(403, AI_NEEDS_PROFESSIONAL);
 }
 
 /** The calendar month (UTC) holding `now`: [start, end). */

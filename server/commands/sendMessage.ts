@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
-import { aiAnswers, conversations, messages, outbox, pushOutbox, users, visitors } from '../db/schema.js';
+import { aiAnswers, aiHandovers, conversations, messages, outbox, pushOutbox, users, visitors } from '../db/schema.js';
 import type { JobQueue } from '../jobs/types.js';
 import { assertAgentCanStartChat } from '../billing/limits.js';
 import { messageJobRules, ruleApplies, ruleEntry, type MessageJobRule } from '../notifications/messageJobs.js';
@@ -42,6 +42,8 @@ export interface SendMessageInput {
   offlineForm?: boolean | undefined;
   /** Issue 17: this bot message is the assistant's answer: recorded in ai_answers before it is pushed. */
   ai?: { patternId: number | null; passageId: number | null; confidence: number; citation: MessageAiDto['citation'] } | undefined;
+  /** Issue 17: this bot message is the assistant's hand-over: when the team is back or replies (ai_handovers), for the widget to word. */
+  handover?: { backAt: Date | null; replySeconds: number | null } | undefined;
 }
 
 export interface SendMessageResult {
@@ -102,17 +104,8 @@ export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<
   // client_id stored nothing new).
   const { created, changes, ...stored } = result;
   let ai: MessageAiDto | undefined;
-  if (created && input.ai) {
-    await deps.db.insert(aiAnswers).values({
-      messageId: result.message.id,
-      accountId: input.visitor.accountId,
-      conversationId: result.conversation.id,
-      patternId: input.ai.patternId,
-      passageId: input.ai.passageId,
-      confidence: input.ai.confidence,
-    });
-    ai = { citation: input.ai.citation, vote: null };
-  }
+  if (created && input.ai) ai = { citation: input.ai.citation, vote: null };
+  else if (created && input.handover) ai = { citation: null, vote: null, handover: { back_at: input.handover.backAt?.toISOString() ?? null, reply_seconds: input.handover.replySeconds } };
   if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored, ...(ai ? { ai } : {}) });
   for (const change of changes ?? []) {
     await deps.events.emit('conversation.changed', {
@@ -141,7 +134,8 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
   const filePath = attached ? await storage.save(accountId, attached.bytes, attached.ext, { document: !attached.isImage }) : '';
   const file = { filePath, fileName: attached?.name ?? '', fileType: attached?.mime ?? '', fileSize: attached?.bytes.length ?? 0 };
 
-  const fast = await appendToConversation(db, input, file, rules);
+  // The assistant's answer (ai_answers) or hand-over (ai_handovers) records its row in the message's transaction: only the transaction path does.
+  const fast = input.ai || input.handover ? undefined : await appendToConversation(db, input, file, rules);
   if (fast) return fast;
 
   return db.transaction(async (tx) => {
@@ -186,6 +180,22 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
     }
     // The push this message is owed, written with it (outbox/pushRelay.ts: relayed if this node dies before pushing).
     await tx.insert(pushOutbox).values({ messageId: inserted.id, node: NODE_ID });
+    // The assistant's answer (its citation and the record visitors vote on) commits with the message.
+    if (input.ai) {
+      await tx.insert(aiAnswers).values({
+        messageId: inserted.id,
+        accountId,
+        conversationId: conversation.id,
+        patternId: input.ai.patternId,
+        passageId: input.ai.passageId,
+        confidence: input.ai.confidence,
+      });
+    }
+    // The assistant's hand-over: when the team is back or replies, for the widget to word.
+    if (input.handover) {
+      const { backAt, replySeconds } = input.handover;
+      await tx.insert(aiHandovers).values({ messageId: inserted.id, accountId, conversationId: conversation.id, backAt, replySeconds });
+    }
 
     const fromVisitor = input.senderType === 'visitor';
     // A visitor writing reopens a pending (snoozed) or resolved conversation, with a system line.

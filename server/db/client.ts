@@ -8,6 +8,7 @@ import pg from 'pg';
 import * as schema from './schema.js';
 import { FairQueue } from './fair.js';
 import { runMigrations } from './migrate.js';
+import { seedFromTemplate } from './pgliteTemplate.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction or the database itself: commands accept either. */
@@ -377,6 +378,13 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   };
 }
 
-export function openDatabase(config: { databaseUrl?: string | undefined; dataDir: string; database?: PoolOptions }): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.database) : openPglite(config.dataDir);
+/**
+ * The database the configuration names (`npm start`, `npm run migrate`, the worker). An empty
+ * DATA_DIR starts from the build's migrated template when there is a current one
+ * (db/pgliteTemplate.ts): no initdb, no migrations to run.
+ */
+export async function openDatabase(config: { databaseUrl?: string | undefined; dataDir: string; database?: PoolOptions }): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.database);
+  await seedFromTemplate(path.join(config.dataDir, 'pgdata'));
+  return openPglite(config.dataDir);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,10 @@ const rowsOf = (result: unknown) => (result as { rows: { n: number }[] }).rows;
 
 describe('FairQueue', () => {
   it('serves lanes in turn: a newcomer waits one call per other waiting lane, not for the whole queue', async () => {
+    // Every lane's use equal (a frozen clock: calls of no duration), so the rotation alone decides;
+    // on a loaded machine the call in progress could otherwise hold the slot past the tie margin.
+    const clock = vi.spyOn(performance, 'now').mockReturnValue(1000);
+    onTestFinished(() => clock.mockRestore());
     const q = new FairQueue(1);
     const order: string[] = [];
     const hold = await q.acquire('a'); // a call in progress
@@ -44,6 +48,28 @@ describe('FairQueue', () => {
     expect(order.slice(0, 6)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2']);
     expect(order).toHaveLength(53);
     expect(q.pending).toBe(0);
+  });
+
+  it('serves the lane that held the slot least lately first: a light tenant goes right after the call in progress', async () => {
+    const q = new FairQueue(1);
+    // Tenant a has held the slot for 40 ms just now (long writes); b has not used it.
+    const long = await q.acquire('a');
+    await new Promise((r) => setTimeout(r, 40));
+    long();
+    expect(q.useOf('a')).toBeGreaterThan(20);
+    const hold = await q.acquire('a'); // a's next write in progress
+    const order: string[] = [];
+    const waits = ['a', 'a', 'a', 'b', 'b'].map((lane, i) =>
+      q.acquire(lane).then((release) => {
+        order.push(`${lane}${i}`);
+        release();
+      }),
+    );
+    hold();
+    await Promise.all(waits);
+    // Round-robin would have served a0 first (a was first in the rotation); by time, b goes first.
+    expect(order.slice(0, 2)).toEqual(['b3', 'b4']);
+    expect(order).toHaveLength(5);
   });
 
   it('keeps each lane in order and uses every slot', async () => {

@@ -48,16 +48,28 @@ export function currentLane(): string {
 
 type Grant = (release: () => void) => void;
 
+/** Half-life of a lane's recorded use of the slots: what it held a second ago counts half. */
+export const USE_HALF_LIFE_MS = 1000;
+/** Lanes whose recent use differs by less than this (ms) count as equal and take turns. */
+const USE_TIE_MS = 1;
+
 /**
- * A counting semaphore whose waiters are served round-robin over lanes: each time a slot frees
- * up, the lane at the head of the rotation gets it for its oldest waiter and, if it has more
- * waiters, goes to the back. A lane that had nothing waiting joins at the back, so a new
- * caller waits for at most one call per other waiting lane.
+ * A counting semaphore whose waiters are served fairly over lanes, by the time each lane held
+ * the slots lately: each time a slot frees up, the waiting lane that used the least slot time
+ * recently (decayed with USE_HALF_LIFE_MS) gets it for its oldest waiter; lanes whose use differs
+ * by less than USE_TIE_MS take turns round-robin, and a lane that had nothing waiting
+ * joins at the back of that rotation. So a tenant whose calls are short (a console's reads) is
+ * served next, right after the calls in progress, even while another tenant keeps a queue of
+ * long writes; two busy tenants share the slots by time, not by number of calls; and a new
+ * caller never waits for more than one call per other waiting lane (a heavy lane's use decays
+ * while it waits).
  */
 export class FairQueue {
   private free: number;
   /** Waiting lanes in rotation order (Map keeps insertion order), each with its FIFO of waiters. */
   private readonly lanes = new Map<string, Grant[]>();
+  /** Each lane's recent slot time (ms, decayed from `at`). */
+  private readonly use = new Map<string, { ms: number; at: number }>();
   private waiting = 0;
   /** Turns given so far (calls served), all lanes together. */
   granted = 0;
@@ -92,7 +104,7 @@ export class FairQueue {
     if (this.free > 0 && this.waiting === 0) {
       this.free--;
       this.granted++;
-      return Promise.resolve(this.releaser());
+      return Promise.resolve(this.releaser(lane));
     }
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -128,11 +140,28 @@ export class FairQueue {
     }
   }
 
-  private releaser(): () => void {
+  /** `lane`'s recent slot time at `now` (ms). */
+  useOf(lane: string, now = performance.now()): number {
+    const u = this.use.get(lane);
+    return u ? u.ms * 2 ** (-(now - u.at) / USE_HALF_LIFE_MS) : 0;
+  }
+
+  private charge(lane: string, ms: number, now: number): void {
+    this.use.set(lane, { ms: this.useOf(lane, now) + ms, at: now });
+    if (this.use.size > 10_000) {
+      // Lanes idle for a while count as new (their use decayed to nothing).
+      for (const [k] of this.use) if (this.useOf(k, now) < 0.01 && !this.lanes.has(k)) this.use.delete(k);
+    }
+  }
+
+  private releaser(lane: string): () => void {
     let released = false;
+    const started = performance.now();
     return () => {
       if (released) return;
       released = true;
+      const now = performance.now();
+      this.charge(lane, now - started, now);
       this.free++;
       if (!this.opts.yieldBetweenTurns) return this.dispatch();
       if (this.dispatchScheduled || this.waiting === 0) return;
@@ -146,16 +175,27 @@ export class FairQueue {
 
   private dispatch(): void {
     while (this.free > 0 && this.waiting > 0) {
-      const head = this.lanes.entries().next().value;
-      if (!head) return;
-      const [lane, queue] = head;
+      // The waiting lane with the least recent use; the first in rotation order among equals.
+      const now = performance.now();
+      let lane: string | undefined;
+      let queue: Grant[] | undefined;
+      let least = Number.POSITIVE_INFINITY;
+      for (const [l, q] of this.lanes) {
+        const used = this.useOf(l, now);
+        if (used < least - USE_TIE_MS) {
+          least = used;
+          lane = l;
+          queue = q;
+        }
+      }
+      if (lane === undefined || queue === undefined) return;
       const grant = queue.shift() as Grant;
       this.lanes.delete(lane);
       if (queue.length > 0) this.lanes.set(lane, queue); // to the back of the rotation
       this.waiting--;
       this.free--;
       this.granted++;
-      grant(this.releaser());
+      grant(this.releaser(lane));
     }
   }
 }

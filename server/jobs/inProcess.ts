@@ -7,6 +7,12 @@ import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type Job
 
 /** A running job whose process died is handed back after this long. */
 const LOCK_MS = 5 * 60_000;
+/**
+ * How often a tick looks for running jobs whose lock ran out (a dead process's): a lock lasts
+ * LOCK_MS, so once every 30 s is soon enough, not at every tick (a tick follows every finished
+ * job: under a burst of chats that was an UPDATE per job on the database everyone shares).
+ */
+const RECLAIM_EVERY_MS = 30_000;
 const CONCURRENCY = 2;
 /** How long close() waits for running jobs before handing them back. */
 const CLOSE_GRACE_MS = 10_000;
@@ -26,6 +32,7 @@ export class InProcessRunner implements JobBackend {
   private stopped = false;
   private ticking = false;
   private again = false;
+  private reclaimedAt = 0;
 
   constructor(
     private db: Db,
@@ -112,7 +119,10 @@ export class InProcessRunner implements JobBackend {
     try {
       do {
         this.again = false;
-        await this.reclaimStale();
+        if (Date.now() - this.reclaimedAt >= RECLAIM_EVERY_MS) {
+          this.reclaimedAt = Date.now();
+          await this.reclaimStale();
+        }
         while (!this.stopped && this.running.size < CONCURRENCY) {
           const job = await this.claim();
           if (!job) break;
@@ -132,6 +142,12 @@ export class InProcessRunner implements JobBackend {
   }
 
   private async scheduleNext(): Promise<void> {
+    if (this.running.size >= CONCURRENCY) {
+      // Every slot busy: nothing can start before one of them finishes, which ticks again.
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.tick(), this.ctx.settings.pollMs);
+      return;
+    }
     try {
       const [row] = await this.db.select({ next: min(jobs.runAt) }).from(jobs).where(eq(jobs.status, 'pending'));
       if (this.stopped) return;

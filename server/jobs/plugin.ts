@@ -7,7 +7,6 @@ import type { DomainEvents } from '../services/domainEvents.js';
 import { subscribeLifecycle } from './lifecycle.js';
 import { createMailer } from '../services/mail.js';
 import { secretBoxFor } from '../services/secrets.js';
-import { BullmqRunner } from './bullmq.js';
 import { type JobsSettings, jobsSettings } from './config.js';
 import { InProcessRunner } from './inProcess.js';
 import { registerJobMetrics } from './metrics.js';
@@ -21,8 +20,11 @@ declare module 'fastify' {
   }
 }
 
-/** The handlers' context and the runner chosen by the config (shared with `npm run worker`). */
-export function createJobRunner(
+/**
+ * The handlers' context and the runner chosen by the config (shared with `npm run worker`).
+ * BullMQ is loaded only with REDIS_URL: the embedded default never pays for the import.
+ */
+export async function createJobRunner(
   config: Config,
   db: Db,
   log: FastifyBaseLogger,
@@ -30,10 +32,10 @@ export function createJobRunner(
   events?: DomainEvents,
   visitorOnline?: JobContext['visitorOnline'],
   observe?: JobContext['observe'],
-): JobRunner {
+): Promise<JobRunner> {
   const mailer = createMailer(config, log);
   const ctx: JobContext = { db, log, mailer, secrets: secretBoxFor(config), settings, publicUrl: publicUrlOf(config), storageRoot: config.uploads.root, events, visitorOnline, observe };
-  const backend = config.redisUrl ? new BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
+  const backend = config.redisUrl ? new (await import('./bullmq.js')).BullmqRunner(config.redisUrl, ctx) : new InProcessRunner(db, ctx);
   const runner = new Jobs(db, log, backend, settings);
   const close = runner.close.bind(runner);
   runner.close = async () => {
@@ -48,7 +50,7 @@ export async function registerJobs(app: FastifyInstance): Promise<void> {
   const settings = jobsSettings(app.config.jobs, app.config.visitorReplies);
   // Sockets live in the realtime plugin, registered after this one: looked up when a job asks.
   const visitorOnline = (visitorId: string) => isVisitorOnline(app.io, visitorId);
-  const runner = createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline, (name, seconds, outcome) => app.metrics.jobRan(name, seconds, outcome));
+  const runner = await createJobRunner(app.config, app.db, app.log, settings, app.events, visitorOnline, (name, seconds, outcome) => app.metrics.jobRan(name, seconds, outcome));
   app.decorate('jobs', runner as JobQueue);
   subscribeNotifications({ db: app.db, events: app.events, jobs: runner });
   subscribeLifecycle({ db: app.db, events: app.events, jobs: runner });

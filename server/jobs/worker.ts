@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   await database.migrate();
   await openSecretBox(config, database.db); // the web process's key, or no start
   // This process exists to run jobs, whatever JOBS_WORKERS says for the web process.
-  const runner = createJobRunner(config, database.db, log);
+  const runner = await createJobRunner(config, database.db, log);
   runner.startRelay();
   await runner.startWorkers();
   log.info(`Parley worker is running (${runner.kind}, ${database.kind})`);

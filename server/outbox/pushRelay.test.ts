@@ -49,7 +49,7 @@ async function owed(messageId: number, node: string, ageMs: number): Promise<voi
 
 const left = async () => (await database.db.select({ id: pushOutbox.messageId }).from(pushOutbox).orderBy(pushOutbox.messageId)).map((r) => r.id);
 
-function relayWith(live: Set<string> | undefined) {
+function relayWith(live: Set<string> | undefined, settings = manual) {
   const pushes: number[][] = [];
   const relay = new PushRelay(
     database.db,
@@ -59,7 +59,7 @@ function relayWith(live: Set<string> | undefined) {
       return ids.length;
     },
     async () => live,
-    manual,
+    settings,
   );
   return { relay, pushes };
 }
@@ -107,17 +107,7 @@ describe('PushRelay', () => {
 
   it('runs on its own timer: a dead node\'s row is pushed without being asked', async () => {
     await owed(7, 'dead-node', 0);
-    const pushes: number[][] = [];
-    const relay = new PushRelay(
-      database.db,
-      log,
-      async (_tx, ids) => {
-        pushes.push(ids);
-        return ids.length;
-      },
-      async () => new Set([NODE_ID]),
-      { ...manual, pollMs: 100 },
-    );
+    const { relay, pushes } = relayWith(new Set([NODE_ID]), { ...manual, pollMs: 100 });
     relay.start();
     const t0 = Date.now();
     while (pushes.length === 0 && Date.now() - t0 < 3000) await sleep(20);

@@ -24,17 +24,26 @@ export function assertNoNul(value: unknown): void {
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
-    if (body.length === 0) return done(new HttpError(400, 'The request body is empty'));
-    if (!isUtf8(body)) return done(new HttpError(400, 'The request body is not valid UTF-8'));
-    const text = body.toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return done(new HttpError(400, 'The request body is not valid JSON'));
-    }
-    if (text.includes('\\u0000')) return done(new HttpError(400, NUL_MESSAGE));
-    done(null, parsed);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
+}
+
+/** The JSON rules above, for a scope that also takes JSON sent as text/plain (the widget's reports). */
+export function parseJsonBody(_req: unknown, body: Buffer, done: (err: Error | null, parsed?: unknown) => void): void {
+  const result = jsonBody(body);
+  if (result instanceof HttpError) done(result);
+  else done(null, result.parsed);
+}
+
+function jsonBody(body: Buffer): HttpError | { parsed: unknown } {
+  if (body.length === 0) return new HttpError(400, 'The request body is empty');
+  if (!isUtf8(body)) return new HttpError(400, 'The request body is not valid UTF-8');
+  const text = body.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new HttpError(400, 'The request body is not valid JSON');
+  }
+  if (text.includes('\\u0000')) return new HttpError(400, NUL_MESSAGE);
+  return { parsed };
 }

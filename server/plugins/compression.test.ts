@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, testConfig, type TestApp } from '../test/harness.js';
@@ -63,16 +64,21 @@ describe('built console and widget files', () => {
     const app = Fastify();
     app.decorate('config', testConfig(dir));
     await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
+    // The API's CORS, as app.ts sets it: the request's origin reflected, with Vary: Origin.
+    await app.register(cors, () => (_req: unknown, cb: (e: Error | null, o: { origin: boolean }) => void) => cb(null, { origin: true }));
     await registerWebApp(app, { client: clientDir, widget: widgetDir });
     try {
-      const get = (url: string, enc?: string) => app.inject({ method: 'GET', url, headers: enc ? { 'accept-encoding': enc } : {} });
+      // The widget's files are fetched from other sites (an Origin header); the console's from its own.
+      const get = (url: string, enc?: string) =>
+        app.inject({ method: 'GET', url, headers: { ...(url.includes('widget') ? { origin: 'https://shop.example' } : {}), ...(enc ? { 'accept-encoding': enc } : {}) } });
       const br = await get('/widget.js', 'gzip, deflate, br');
       expect(br.statusCode).toBe(200);
       expect(br.headers['content-encoding']).toBe('br');
       expect(br.headers['content-type']).toMatch(/^(text|application)\/javascript/);
       expect(br.headers['cache-control']).toBe('public, max-age=300');
+      // Public files, the same for every site: `*`, varying by encoding only (one cached copy, not one per site).
       expect(br.headers['access-control-allow-origin']).toBe('*');
-      expect(br.headers.vary).toMatch(/accept-encoding/i);
+      expect(br.headers.vary).toBe('Accept-Encoding');
       expect(brotliDecompressSync(br.rawPayload).toString().endsWith('//br')).toBe(true);
       const gz = await get('/widget.js', 'gzip');
       expect(gz.headers['content-encoding']).toBe('gzip');
@@ -83,7 +89,14 @@ describe('built console and widget files', () => {
 
       const ui = await get('/widget/ui-abc.js', 'br');
       expect(ui.headers['content-encoding']).toBe('br');
-      expect(ui.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(ui.headers['cache-control']).toBe('max-age=31536000, immutable');
+      expect(ui.headers['access-control-allow-origin']).toBe('*');
+      expect(ui.headers.vary).toBe('Accept-Encoding');
+      // Hashed and immutable: never revalidated nor fetched in ranges; the loader is revalidated by its ETag.
+      for (const name of ['etag', 'last-modified', 'accept-ranges']) expect(ui.headers[name]).toBeUndefined();
+      expect(br.headers.etag).toBeTruthy();
+      const again = await app.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } });
+      expect(again.statusCode).toBe(304);
       expect(brotliDecompressSync(ui.rawPayload).toString().endsWith('//ui-br')).toBe(true);
 
       const asset = await get('/assets/app-1.js', 'gzip, br');

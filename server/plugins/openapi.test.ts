@@ -55,6 +55,33 @@ describe('GET /api/openapi.json', () => {
     expect(check('/api/widget/visitors', 'post', res.status, res.body)).toEqual([]);
   });
 
+  it('describes the bodies and queries the chatbot review and the widget language read, from the same zod schemas', () => {
+    type Body = { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } };
+    const fields = (path: string, method: string) => Object.keys((doc.paths[path]![method] as Body).requestBody?.content['application/json']?.schema.properties ?? {});
+    expect(fields('/api/vms/widget-language', 'put')).toEqual(['language', 'greetings_by_language']);
+    expect(fields('/api/chatbot/knowledge/{id}', 'patch')).toEqual(['question', 'answer', 'status']);
+    expect(fields('/api/chatbot/feedback/{id}', 'post')).toEqual(['decision']);
+    const query = (path: string) => ((doc.paths[path]!.get as { parameters?: { in: string; name: string }[] }).parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(query('/api/chatbot/knowledge').sort()).toEqual(['cursor', 'limit', 'status']);
+    expect(query('/api/chatbot/feedback').sort()).toEqual(['cursor', 'limit']);
+  });
+
+  it('lists the refusals particular to an operation: a taken email, a wrong password, a conflict, a body that is not JSON', async () => {
+    const calls: [string, string, number, Awaited<ReturnType<typeof call>>][] = [
+      ['/api/vms/register', 'post', 409, await call(t.app, 'POST', '/api/vms/register', { body: { name: 'Again', email: owner.email, password: owner.password, password_confirmation: owner.password } })],
+      ['/api/vms/login', 'post', 401, await call(t.app, 'POST', '/api/vms/login', { body: { email: owner.email, password: 'not-the-password' } })],
+      ['/api/user/subscription/scheduled-change', 'delete', 409, await call(t.app, 'DELETE', '/api/user/subscription/scheduled-change', { token: owner.token })],
+      ['/api/vms/user/two-factor/recovery-codes', 'post', 409, await call(t.app, 'POST', '/api/vms/user/two-factor/recovery-codes', { token: owner.token, body: { password: owner.password } })],
+      ['/api/vms/canned-replies', 'post', 400, await call(t.app, 'POST', '/api/vms/canned-replies', { token: owner.token, body: '{"title": ', headers: { 'content-type': 'application/json' } })],
+    ];
+    const problems: string[] = [];
+    for (const [path, method, status, res] of calls) {
+      expect(res.status, `${method} ${path}`).toBe(status);
+      problems.push(...check(path, method, res.status, res.body));
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('lists every status the routes answer without a token, with the envelope', async () => {
     const problems: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {

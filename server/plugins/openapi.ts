@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { jsonSchemaTransform, ResponseSerializationError } from 'fastify-type-provider-zod';
-import { chatWidgetSettingsSchema, consoleMessageSchema, widgetMessageSchema, widgetSettingsSchema } from '@parley/shared';
+import { chatWidgetSettingsSchema, consoleMessageSchema, ERROR_CODES, widgetLanguageSchema, widgetMessageSchema, widgetSettingsSchema } from '@parley/shared';
 import { z } from 'zod';
 import { chatbotForm } from '../routes/chatbot/chatbot.js';
 
@@ -22,7 +22,6 @@ const SUCCESS_STATUS: Record<string, number> = {
   'POST /api/vms/team': 201,
   'POST /api/widget/offline': 201,
   'POST /api/widget/rating': 201,
-  'POST /api/chatbot/message': 201,
 };
 
 const file = (description: string) => ({ type: 'string', format: 'binary', description });
@@ -43,6 +42,11 @@ const MULTIPART: Record<string, { fields: z.ZodType; files: Record<string, objec
   'POST /api/vms/chatwidget-settings': { fields: chatWidgetSettingsSchema, files: { avatar: file('The widget avatar image') } },
 };
 
+/** JSON bodies a handler validates itself (with the same zod schema), so the route declares none. */
+const JSON_BODIES: Record<string, z.ZodType> = {
+  'PUT /api/vms/widget-language': widgetLanguageSchema,
+};
+
 function multipartBody(form: { fields: z.ZodType; files: Record<string, object> }): object {
   const fields = z.toJSONSchema(form.fields, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, object>; required?: string[] };
   const schema = { type: 'object', properties: { ...fields.properties, ...form.files }, required: fields.required ?? [] };
@@ -50,6 +54,7 @@ function multipartBody(form: { fields: z.ZodType; files: Record<string, object> 
 }
 
 const ERROR_TEXT: Record<string, string> = {
+  '400': 'The body is not valid JSON (or multipart), is empty, or holds a NUL character',
   '401': 'No token, or an unknown, expired or revoked token or API key',
   '403': 'The role, or the API key’s scopes, may not make this call',
   '404': 'Not found (also another account’s row)',
@@ -58,6 +63,29 @@ const ERROR_TEXT: Record<string, string> = {
   '422': 'Validation failed: `errors` holds the messages per field',
   '429': 'Rate limited: wait `Retry-After` seconds',
   '500': 'Unexpected error (never a stack trace)',
+  '503': 'The database is unavailable for a moment: wait `Retry-After` seconds (`code`: `unavailable`)',
+};
+
+/** Refusals particular to some operations, beside the ones every operation documents. */
+const MORE_ERRORS: Record<string, Record<string, string>> = {
+  'POST /api/vms/register': { '409': 'The email is already taken' },
+  'POST /api/vms/team': { '409': 'The email is already taken' },
+  'POST /api/vms/login': { '401': 'Invalid email or password' },
+  'POST /api/vms/login/2fa': { '401': 'The code is not valid, or the sign-in expired (start again)' },
+  'POST /api/vms/login/2fa/setup': { '401': 'The sign-in expired (start again)' },
+  'POST /api/vms/login/2fa/enable': { '401': 'The code is not valid, or the sign-in expired', '409': 'Two-factor is not set up, or already on' },
+  'POST /api/vms/user/two-factor/setup': { '409': 'Two-factor is already on' },
+  'POST /api/vms/user/two-factor/enable': { '409': 'Two-factor is not set up, or already on' },
+  'POST /api/vms/user/two-factor/recovery-codes': { '409': 'Two-factor is not on' },
+  'POST /api/user/subscription/downgrade': { '409': 'On Starter: no paid plan or trial to end' },
+  'POST /api/user/subscription/cancel': { '409': 'On Starter: no paid plan or trial to end' },
+  'DELETE /api/user/subscription/scheduled-change': { '409': 'No plan change is scheduled' },
+  'POST /api/initialize-payment': { '502': 'The payment provider is unavailable', '503': 'No payment provider is configured on this server' },
+  'GET /api/verify-payment/{reference}': { '502': 'The payment provider is unavailable' },
+  'POST /api/widget/transcript': { '409': 'Nothing to send yet (`code`: `transcript_nothing_yet`)' },
+  'POST /api/widget/rating': { '409': 'Already rated (`code`: `already_rated`)' },
+  'POST /api/widget/triggers/{id}/fire': { '409': 'Already shown to this visitor' },
+  'POST /api/chatbot/sources': { '409': 'This website is already a source' },
 };
 
 interface Operation {
@@ -78,6 +106,7 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
       message: { type: 'string', description: 'Human text, the same as `error`' },
       error: { type: 'string' },
       errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Validation (422): messages per field' },
+      code: { type: 'string', enum: [...ERROR_CODES], description: 'A stable code of some refusals, for a client to word them itself (only ever added to)' },
     },
   };
   const envelope = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
@@ -87,6 +116,11 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
       const responses = op.responses;
       const form = MULTIPART[`${method.toUpperCase()} ${path}`];
       if (form) op.requestBody = multipartBody(form) as Operation['requestBody'];
+      const json = JSON_BODIES[`${method.toUpperCase()} ${path}`];
+      if (json && !op.requestBody) {
+        const { $schema: _, ...schema } = z.toJSONSchema(json, { io: 'input', unrepresentable: 'any' });
+        op.requestBody = { required: true, content: { 'application/json': { schema } } } as Operation['requestBody'];
+      }
       // @fastify/swagger writes a placeholder 200 ("Default Response", no content) for a route
       // without response schemas; a declared schema keeps its content, with a real description.
       for (const [status, r] of Object.entries(responses) as [string, { description?: string; content?: unknown }][]) {
@@ -98,10 +132,13 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
         const status = SUCCESS_STATUS[`${method.toUpperCase()} ${path}`] ?? 200;
         responses[String(status)] = { description: 'Success: `{ "message": "success", "data": ... }` (see SPEC.md section 7)' };
       }
-      const statuses = ['422', '429', '500'];
+      const statuses = ['422', '429', '500', '503'];
+      if (method !== 'get') statuses.push('400');
       if (op.security?.length) statuses.push('401', '403');
       if (path.includes('{')) statuses.push('404');
       if (op.requestBody?.content?.['multipart/form-data'] || /messages|widget-settings|chatbot|storage/.test(path)) statuses.push('413', '415');
+      const more = MORE_ERRORS[`${method.toUpperCase()} ${path}`] ?? {};
+      for (const [s, text] of Object.entries(more)) responses[s] ??= envelope(text);
       for (const s of statuses) responses[s] ??= envelope(ERROR_TEXT[s] ?? 'Error');
     }
   }

@@ -1,6 +1,5 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { fileTypeFromBuffer } from 'file-type';
 import { CHAT_FILE_TOO_LARGE, DOCUMENT_TYPES, IMAGE_MIME_TYPES, MAX_FILE_NAME, NOT_AN_ALLOWED_FILE, NOT_AN_IMAGE } from '@parley/shared';
 import { HttpError } from '../errors.js';
 import type { Uploader } from '../storage/budgets.js';
@@ -123,8 +122,11 @@ async function drain(part: MultipartFile): Promise<void> {
 }
 
 /** The image type from its bytes (415 otherwise), then its dimensions from its header (422 above the limits). */
+/** The type a file's bytes say (file-type is loaded at the first upload, not at start). */
+const sniff = async (bytes: Buffer) => (await import('file-type')).fileTypeFromBuffer(bytes);
+
 export async function sniffImage(bytes: Buffer, field: string, limits: ImageLimits): Promise<UploadedImage> {
-  const type = await fileTypeFromBuffer(bytes);
+  const type = await sniff(bytes);
   const mime = type?.mime as UploadedImage['mime'] | undefined;
   if (!type || !mime || !IMAGE_MIME_TYPES.includes(mime)) {
     throw new HttpError(415, NOT_AN_IMAGE, { [field]: [NOT_AN_IMAGE] });
@@ -146,7 +148,7 @@ export async function sniffFile(bytes: Buffer, filename: string | undefined, fie
   const refuse = (): never => {
     throw new HttpError(415, NOT_AN_ALLOWED_FILE, { [field]: [NOT_AN_ALLOWED_FILE] });
   };
-  const type = await fileTypeFromBuffer(bytes);
+  const type = await sniff(bytes);
   let mime: string;
   let ext: string;
   if (type) {

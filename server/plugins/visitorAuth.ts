@@ -72,6 +72,11 @@ async function limitWidgetKey(request: FastifyRequest): Promise<void> {
 export function limitWidgetCalls(app: FastifyInstance, { keys = true }: { keys?: boolean } = {}): void {
   app.addHook('onRequest', limitWidgetRequest);
   if (keys) app.addHook('preValidation', limitWidgetKey);
+  // Calls of these routes already known to be refused are answered before Fastify (plugins/refusalGate.ts).
+  app.addHook('onRoute', (routeOptions) => {
+    const newVisitor = [routeOptions.preValidation].flat().includes(limitNewVisitor);
+    for (const method of [routeOptions.method].flat()) app.refusalGate.addRoute(method, routeOptions.url, { newVisitor });
+  });
 }
 
 /** Route preValidation of POST /widget/visitors: new visitors per IP and hour. */

@@ -56,36 +56,51 @@ export async function registerWebApp(app: FastifyInstance, dist = { client: CLIE
       root: dist.widget,
       preCompressed: true,
       cacheControl: false,
+      // Never fetched in ranges; the loader is revalidated by its ETag alone.
+      lastModified: false,
+      acceptRanges: false,
       setHeaders(res: { setHeader(name: string, value: string): unknown }, filePath: string) {
         const loader = path.basename(filePath).startsWith('widget.js');
-        res.setHeader('Cache-Control', loader ? 'public, max-age=300' : 'public, max-age=31536000, immutable');
-        res.setHeader('Access-Control-Allow-Origin', '*');
-        res.setHeader('Vary', 'Accept-Encoding');
+        res.setHeader('Cache-Control', loader ? 'public, max-age=300' : 'max-age=31536000, immutable');
       },
     };
-    await app.register(fastifyStatic, { ...widgetFiles, prefix: '/widget/', decorateReply: false, index: false });
-    // The loader at /widget.js: its own scope, so its sendFile does not clash with the console's.
     await app.register(async (scope) => {
-      await scope.register(fastifyStatic, { ...widgetFiles, serve: false });
-      scope.get('/widget.js', { schema: { hide: true } }, (_req, reply) => reply.sendFile('widget.js'));
+      // Public files, the same for every host page: `*` rather than the reflected origin and
+      // `Vary: Origin` the API's CORS sets (one cached copy per site), varying by encoding only.
+      scope.addHook('onSend', async (_request, reply) => {
+        reply.header('Access-Control-Allow-Origin', '*').header('Vary', 'Accept-Encoding');
+      });
+      // Under /widget/ every file is content-hashed and immutable: never revalidated, so no ETag.
+      await scope.register(fastifyStatic, { ...widgetFiles, prefix: '/widget/', decorateReply: false, index: false, etag: false });
+      // The loader at /widget.js: its own scope, so its sendFile does not clash with the console's.
+      await scope.register(async (loader) => {
+        await loader.register(fastifyStatic, { ...widgetFiles, serve: false });
+        loader.get('/widget.js', { schema: { hide: true } }, (_req, reply) => reply.sendFile('widget.js'));
+      });
     });
   }
 
   const indexHtml = path.join(dist.client, 'index.html');
   if (!fs.existsSync(indexHtml)) return;
-  await app.register(fastifyStatic, {
-    root: dist.client,
-    prefix: '/',
-    decorateReply: true,
-    index: false,
-    wildcard: false,
-    preCompressed: true,
-    setHeaders(res, filePath) {
-      const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
-      res.setHeader('Vary', 'Accept-Encoding');
-      res.setHeader('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-    },
+  await app.register(async (scope) => {
+    // The API's CORS answers every request with Vary: Origin, which replaced the file's Vary:
+    // the precompressed files vary by encoding too, or a cache could hand brotli to any client.
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header('Vary', 'Origin, Accept-Encoding');
+    });
+    await scope.register(fastifyStatic, {
+      root: dist.client,
+      prefix: '/',
+      decorateReply: true,
+      index: false,
+      wildcard: false,
+      preCompressed: true,
+      setHeaders(res, filePath) {
+        const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
+        res.setHeader('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+      },
+    });
   });
   // Any other GET that is not an API, storage or socket path is a console route: send the app shell.
   app.addHook('onRequest', async (request, reply) => {

@@ -105,13 +105,26 @@ export const messageAiDtoSchema = z.object({
         title: z.string(),
         url: z.string().nullable()
     }).nullable(),
-    vote: z.union([z.literal('helpful'), z.literal('not_helpful')]).nullable()
+    vote: z.union([z.literal('helpful'), z.literal('not_helpful')]).nullable(),
+    handover: z.object({
+        back_at: z.string().nullable(),
+        reply_seconds: z.number().nullable()
+    }).optional()
 });
 
 export const handoverDtoSchema = z.object({
     handover: z.literal(true),
     reply_time: z.string(),
-    typical_reply_seconds: z.number().nullable()
+    typical_reply_seconds: z.number().nullable(),
+    back_at: z.string().nullable()
+});
+
+const dayHoursDtoSchema = z.object({ open: z.string(), close: z.string() }).nullable().optional();
+export const businessHoursDtoSchema = z.object({
+    time_zone: z.string(),
+    hours: z.object({ mon: dayHoursDtoSchema, tue: dayHoursDtoSchema, wed: dayHoursDtoSchema, thu: dayHoursDtoSchema, fri: dayHoursDtoSchema, sat: dayHoursDtoSchema, sun: dayHoursDtoSchema }).nullable(),
+    open_now: z.boolean(),
+    next_open_at: z.string().nullable()
 });
 
 export const visitorDtoSchema = z.object({
@@ -463,6 +476,101 @@ export const chatbotSourceDtoSchema = z.object({
     passage_id: z.number()
 });
 
+export const feedbackValueSchema = z.union([z.literal('helpful'), z.literal('partially_helpful'), z.literal('not_helpful')]);
+
+export const chatbotMessageDtoSchema = z.object({
+    id: z.number(),
+    sender_type: z.union([z.literal('user'), z.literal('bot')]),
+    content: z.string(),
+    file_path: z.string(),
+    confidence_score: z.number().nullable(),
+    intent_detected: z.string().nullable(),
+    feedback: feedbackValueSchema.nullable(),
+    sources: z.array(chatbotSourceDtoSchema),
+    created_at: z.string()
+});
+
+export const learningProgressDtoSchema = z.object({
+    total_interactions: z.number(),
+    learned_patterns: z.number(),
+    average_confidence: z.number(),
+    learning_efficiency: z.number()
+});
+
+export const chatbotInsightsDtoSchema = z.object({
+    learning_progress: learningProgressDtoSchema,
+    patterns: z.object({
+        active: z.number(),
+        retired: z.number(),
+        taught: z.number(),
+        learned_from_conversations: z.number()
+    }),
+    feedback: z.object({
+        helpful: z.number(),
+        partially_helpful: z.number(),
+        not_helpful: z.number()
+    }),
+    top_intents: z.array(z.object({
+        intent: z.string(),
+        count: z.number()
+    })),
+    ai_resolved_last_30_days: z.number()
+});
+
+export const chatbotFeedbackDtoSchema = z.object({
+    message_id: z.number(),
+    feedback: feedbackValueSchema,
+    pending: z.boolean()
+});
+
+export const aiSettingsDtoSchema = z.object({
+    auto_answer_enabled: z.boolean(),
+    threshold: z.number(),
+    auto_approve: z.boolean()
+});
+
+export const autoAnswerFiguresDtoSchema = z.object({
+    answers_given: z.number(),
+    handovers: z.number(),
+    accuracy: z.number().nullable(),
+    rated_answers: z.number(),
+    visitor_helpful: z.number(),
+    visitor_not_helpful: z.number()
+});
+
+export const knowledgeCountsDtoSchema = z.object({
+    pending: z.number(),
+    approved: z.number(),
+    rejected: z.number(),
+    pending_feedback: z.number()
+});
+
+export const feedbackReviewDtoSchema = z.object({
+    message_id: z.number(),
+    applied: z.boolean()
+});
+
+export const paymentInitAnswerSchema = z.object({
+    status: z.literal('success'),
+    message: z.string(),
+    authorization_url: z.string(),
+    reference: z.string()
+});
+
+export const paymentVerificationAnswerSchema = z.object({
+    status: z.union([z.literal('success'), z.literal('failed'), z.literal('abandoned'), z.literal('pending')]),
+    message: z.string(),
+    reference: z.string(),
+    subscription: subscriptionDtoSchema.optional()
+});
+
+export const widgetResumeDtoSchema = z.object({
+    visitor_id: z.string(),
+    visitor_token: z.string(),
+    name: z.string(),
+    email: z.string()
+});
+
 export const apiKeyScopeSchema = z.union([z.literal('conversations:read'), z.literal('messages:send'), z.literal('visitors:manage'), z.literal('stats:read')]);
 
 export const webhookEventSchema = z.union([z.literal('conversation.created'), z.literal('conversation.resolved'), z.literal('conversation.assigned'), z.literal('message.created'), z.literal('visitor.identified'), z.literal('rating.given')]);
@@ -575,6 +683,7 @@ export type DtoSchemasFit = [
   Fits<z.output<typeof messageDtoSchema>, dto.MessageDto>,
   Fits<z.output<typeof messageAiDtoSchema>, dto.MessageAiDto>,
   Fits<z.output<typeof handoverDtoSchema>, dto.HandoverDto>,
+  Fits<z.output<typeof businessHoursDtoSchema>, dto.BusinessHoursDto>,
   Fits<z.output<typeof visitorDtoSchema>, dto.VisitorDto>,
   Fits<z.output<typeof widgetSettingsDtoSchema>, dto.WidgetSettingsDto>,
   Fits<z.output<typeof alertPrefsDtoSchema>, dto.AlertPrefsDto>,
@@ -615,6 +724,17 @@ export type DtoSchemasFit = [
   Fits<z.output<typeof twoFactorChallengeDtoSchema>, dto.TwoFactorChallengeDto>,
   Fits<z.output<typeof twoFactorSetupDtoSchema>, dto.TwoFactorSetupDto>,
   Fits<z.output<typeof securityStatusDtoSchema>, dto.SecurityStatusDto>,
+  Fits<z.output<typeof chatbotMessageDtoSchema>, dto.ChatbotMessageDto>,
+  Fits<z.output<typeof learningProgressDtoSchema>, dto.LearningProgressDto>,
+  Fits<z.output<typeof chatbotInsightsDtoSchema>, dto.ChatbotInsightsDto>,
+  Fits<z.output<typeof chatbotFeedbackDtoSchema>, dto.ChatbotFeedbackDto>,
+  Fits<z.output<typeof aiSettingsDtoSchema>, dto.AiSettingsDto>,
+  Fits<z.output<typeof autoAnswerFiguresDtoSchema>, dto.AutoAnswerFiguresDto>,
+  Fits<z.output<typeof knowledgeCountsDtoSchema>, dto.KnowledgeCountsDto>,
+  Fits<z.output<typeof feedbackReviewDtoSchema>, dto.FeedbackReviewDto>,
+  Fits<z.output<typeof paymentInitAnswerSchema>, dto.PaymentInitAnswer>,
+  Fits<z.output<typeof paymentVerificationAnswerSchema>, dto.PaymentVerificationAnswer>,
+  Fits<z.output<typeof widgetResumeDtoSchema>, dto.WidgetResumeDto>,
 ];
 
 /**
@@ -642,3 +762,17 @@ export const conversationListSchema = pageSchema(conversationDtoSchema).extend({
 export const messageListSchema = z.object({ message: success, data: z.array(messageDtoSchema), next_cursor: z.string(), has_more: z.boolean() });
 /** The billing calls' envelope (SPEC section 7): `{ status: 'success', data, message }`. */
 export const billingSchema = <S extends z.ZodType>(data: S) => z.object({ status: success, message: z.string(), data });
+
+/** The console assistant's chat (SPEC section 7): messages, suggestion chips and the learning figures. */
+export const chatbotChatSchema = z.object({ message: success, data: z.array(chatbotMessageDtoSchema), suggestions: z.array(z.string()), ai_learning_progress: learningProgressDtoSchema });
+/** POST api/chatbot/message with `feedback`: the rating kept and the learning figures. */
+export const chatbotFeedbackAnswerSchema = z.object({ message: success, data: chatbotFeedbackDtoSchema, ai_learning_progress: learningProgressDtoSchema });
+/** GET api/chatbot/insights (SPEC: insights.learning_progress, and the other counted figures). */
+export const chatbotInsightsAnswerSchema = z.object({ message: success, insights: chatbotInsightsDtoSchema });
+/** GET api/chatbot/settings: the settings, their figures, the plan's gate; `review` (counts) for owners/Admins. */
+export const chatbotSettingsAnswerSchema = okSchema(aiSettingsDtoSchema).extend({
+  figures: autoAnswerFiguresDtoSchema,
+  plan: z.object({ ai_available: z.boolean(), message: z.string().nullable() }),
+  can_manage: z.boolean(),
+  review: knowledgeCountsDtoSchema.optional(),
+});

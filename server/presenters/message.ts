@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { MessageAiDto, MessageDto } from '@parley/shared';
 import type { Tx } from '../db/client.js';
 import { committedSince } from '../db/commitCursor.js';
-import { aiAnswers, aiPassages, messages, users } from '../db/schema.js';
+import { aiAnswers, aiHandovers, aiPassages, messages, users } from '../db/schema.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -28,13 +28,31 @@ export function presentMessage(m: MessageRow, visitorId: string, authorName: str
 }
 
 /**
- * Issue 17: the assistant's answer a bot message carries (ai_answers, and the passage it cites).
- * Select `aiColumns` with the two left joins below on a messages query, then `aiOf(row)`.
+ * Issue 17: the assistant's answer a bot message carries (ai_answers, and the passage it cites), or
+ * its hand-over (ai_handovers: when the team is back or replies). Select `aiColumns` with the
+ * three left joins below on a messages query, then `aiOf(row)`.
  */
-export const aiColumns = { aiMessageId: aiAnswers.messageId, aiVote: aiAnswers.vote, citeTitle: aiPassages.title, citeUrl: aiPassages.url };
-type AiRow = { aiMessageId: number | null; aiVote: 'helpful' | 'not_helpful' | null; citeTitle: string | null; citeUrl: string | null };
+export const aiColumns = {
+  aiMessageId: aiAnswers.messageId,
+  aiVote: aiAnswers.vote,
+  citeTitle: aiPassages.title,
+  citeUrl: aiPassages.url,
+  handoverId: aiHandovers.messageId,
+  handoverBackAt: aiHandovers.backAt,
+  handoverReplySeconds: aiHandovers.replySeconds,
+};
+type AiRow = {
+  aiMessageId: number | null;
+  aiVote: 'helpful' | 'not_helpful' | null;
+  citeTitle: string | null;
+  citeUrl: string | null;
+  handoverId: number | null;
+  handoverBackAt: Date | null;
+  handoverReplySeconds: number | null;
+};
 
 export function aiOf(r: AiRow): MessageAiDto | undefined {
+  if (r.handoverId !== null) return { citation: null, vote: null, handover: { back_at: r.handoverBackAt?.toISOString() ?? null, reply_seconds: r.handoverReplySeconds } };
   if (r.aiMessageId === null) return undefined;
   return { citation: r.citeTitle !== null ? { title: r.citeTitle, url: r.citeUrl } : null, vote: r.aiVote };
 }
@@ -65,6 +83,7 @@ export async function conversationMessages(
       .leftJoin(users, eq(users.id, messages.authorId))
       .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
       .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
+      .leftJoin(aiHandovers, eq(aiHandovers.messageId, messages.id))
       .where(and(eq(messages.conversationId, conversation.id), before !== undefined ? lt(messages.id, before) : undefined, after.forVisitor ? visitorVisibleMessages() : undefined))
       .orderBy(desc(messages.id))
       .limit(limit + 1);
@@ -83,6 +102,7 @@ export async function conversationMessages(
     .leftJoin(users, eq(users.id, messages.authorId))
     .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
     .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
+    .leftJoin(aiHandovers, eq(aiHandovers.messageId, messages.id))
     .where(and(inConversation, since, after.forVisitor ? visitorVisibleMessages() : undefined))
     .orderBy(asc(messages.id));
   return rows.map((r) => presentMessage(r.message, conversation.visitorId, r.authorName, aiOf(r)));

@@ -9,6 +9,8 @@ import { validationError } from '../errors.js';
  * A SPEC call sent without `limit` keeps its shape and answers at most SPEC_CAP rows.
  */
 export const PAGE_MAX = 100;
+/** The page size of a list that SPEC does not define, when no `limit` is sent. */
+export const PAGE_DEFAULT = 20;
 /** The most rows a SPEC call without `limit` returns (then `has_more` says there are more). */
 export const SPEC_CAP = 500;
 export const LIMIT_INVALID = `limit must be a whole number from 1 to ${PAGE_MAX}`;
@@ -50,6 +52,9 @@ export function decodeKey(cursor: string, shape: string): Key[] {
 }
 
 /** Rows fetched with `limit + 1`: the page, whether more exist, and the cursor after the page. */
+/** The single id inside a cursor of a list ordered by id (undefined without a cursor). */
+export const idAfter = (cursor: string | undefined): number | undefined => (cursor === undefined ? undefined : (decodeKey(cursor, 'n')[0] as number));
+
 export function pageOf<R>(rows: R[], limit: number, keyOf: (row: R) => Key[]): { rows: R[]; hasMore: boolean; nextCursor: string | null } {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;

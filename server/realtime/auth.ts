@@ -2,9 +2,9 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'socket.io';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { accounts } from '../db/schema.js';
+import { accounts, conversations, visitors } from '../db/schema.js';
 import { actorForToken } from '../plugins/auth.js';
 import { visitorForToken } from '../plugins/visitorAuth.js';
 import type { Config } from '../config.js';
@@ -15,10 +15,18 @@ import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { consoleRooms, rooms } from './audience.js';
+import type { VisitorConversation } from './visitorPresence.js';
 
 export type SocketData =
   | { kind: 'console'; actor: Actor }
-  | { kind: 'widget'; visitor: VisitorRow; accountId: string; slot: SocketSlot };
+  | {
+      kind: 'widget';
+      visitor: VisitorRow;
+      accountId: string;
+      slot: SocketSlot;
+      /** The visitor's conversation (its audience) as read with the visitor on connect. */
+      conversation: VisitorConversation;
+    };
 
 /** Errors a client sees in connect_error; the same words as the HTTP envelope. */
 const refuse = (message: string, status: number, retryAfter?: number) =>
@@ -90,11 +98,12 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket): 
   const taken = await app.widgetLimits.sockets.acquire(slot);
   if (taken !== 'ok') throw refuse(TOO_MANY_CONNECTIONS, 429);
   try {
-    const visitor = await visitorForToken(app.db, visitorToken);
-    if (!visitor) throw refuse('Unauthenticated', 401);
+    const found = await visitorWithConversation(app.db, visitorToken);
+    if (!found) throw refuse('Unauthenticated', 401);
+    const { visitor, conversation } = found;
     // A visitor token only ever reaches its own conversation, and only through its own widget.
     if ((await widgetKeyOf(app.db, visitor.accountId)) !== widgetKey) throw refuse('Unauthenticated', 401);
-    socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot } satisfies SocketData;
+    socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot, conversation } satisfies SocketData;
     await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
   } catch (e) {
     await app.widgetLimits.sockets.release(slot);
@@ -111,4 +120,32 @@ function widgetKeyOf(db: Db, accountId: string): Promise<string | undefined> {
     const [account] = await db.select({ key: accounts.widgetKey }).from(accounts).where(eq(accounts.id, id));
     return account?.key;
   });
+}
+
+/** The handshake's one statement, prepared once per database: the visitor of a token with its conversation's audience. */
+const byToken = new WeakMap<Db, ReturnType<typeof prepareByToken>>();
+function prepareByToken(db: Db) {
+  return db
+    .select({ visitor: visitors, accountId: conversations.accountId, assigneeId: conversations.assigneeId, conversationId: conversations.id })
+    .from(visitors)
+    .leftJoin(conversations, eq(conversations.visitorId, visitors.id))
+    .where(eq(visitors.tokenHash, sql.placeholder('hash')))
+    .limit(1)
+    .prepare('parley_widget_handshake');
+}
+
+/**
+ * A widget handshake's visitor and its conversation's audience in one statement (issue 15: the
+ * socket keeps the audience, so its events and its disconnect read nothing). A token issued by
+ * a reply email's link (visitor_tokens) takes the longer way.
+ */
+async function visitorWithConversation(db: Db, token: string): Promise<{ visitor: VisitorRow; conversation: VisitorConversation } | undefined> {
+  let statement = byToken.get(db);
+  if (!statement) byToken.set(db, (statement = prepareByToken(db)));
+  const [row] = await statement.execute({ hash: hashToken(token) });
+  if (row) return { visitor: row.visitor, conversation: row.conversationId === null ? null : { accountId: row.accountId!, assigneeId: row.assigneeId } };
+  const visitor = await visitorForToken(db, token);
+  if (!visitor) return undefined;
+  const [c] = await db.select({ accountId: conversations.accountId, assigneeId: conversations.assigneeId }).from(conversations).where(eq(conversations.visitorId, visitor.id));
+  return { visitor, conversation: c ?? null };
 }

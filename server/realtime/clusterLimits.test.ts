@@ -58,6 +58,17 @@ function get(node: number, from: string, url: string): Promise<number> {
   });
 }
 
+/** One widget tab of the visitor on each node, connected (kept in `open` to be closed). */
+async function visitorTabs(nodes: { base: string }[], widgetKey: string, visitorToken: string, open: Socket[]): Promise<Socket[]> {
+  const tabs = nodes.map((n) => {
+    const s = io(n.base, { auth: { widget_key: widgetKey, visitor_token: visitorToken }, transports: ['websocket'], reconnection: false, forceNew: true });
+    open.push(s);
+    return s;
+  });
+  await Promise.all(tabs.map(connected));
+  return tabs;
+}
+
 describe('limits shared by two nodes through Redis', () => {
   it("caps a visitor's sockets over both nodes, and frees a slot closed on the other node", async () => {
     const visitor = await buildVisitor(apps()[0]!, owner.widgetKey);
@@ -186,12 +197,7 @@ describe('leased budgets over two nodes', () => {
       const [a, b] = leased.nodes as [(typeof leased.nodes)[number], (typeof leased.nodes)[number]];
       const shop = await buildAccount(a.app);
       const visitor = await buildVisitor(b.app, shop.widgetKey);
-      const tabs = [a, b].map((n) => {
-        const s = io(n.base, { auth: { widget_key: shop.widgetKey, visitor_token: visitor.token }, transports: ['websocket'], reconnection: false, forceNew: true });
-        open.push(s);
-        return s;
-      });
-      await Promise.all(tabs.map(connected));
+      const tabs = await visitorTabs([a, b], shop.widgetKey, visitor.token, open);
       // Both tabs send at once until refused.
       const sent = await Promise.all(
         tabs.map(async (s, t) => {
@@ -250,12 +256,7 @@ describe('leased budgets over two nodes', () => {
       const [a, b] = burst.nodes as [(typeof burst.nodes)[number], (typeof burst.nodes)[number]];
       const shop = await buildAccount(a.app);
       const visitor = await buildVisitor(b.app, shop.widgetKey);
-      const tabs = [a, b].map((n) => {
-        const s = io(n.base, { auth: { widget_key: shop.widgetKey, visitor_token: visitor.token }, transports: ['websocket'], reconnection: false, forceNew: true });
-        open.push(s);
-        return s;
-      });
-      await Promise.all(tabs.map(connected));
+      const tabs = await visitorTabs([a, b], shop.widgetKey, visitor.token, open);
       await new Promise((r) => setTimeout(r, 1100)); // the handshakes' calls refilled
       // Both tabs fire 15 sends at once.
       const acks = await Promise.all(

@@ -11,6 +11,7 @@ import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import { rooms } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
+import { forgetPresenceOnConnect } from './widgetSocket.js';
 
 const typingSchema = z.object({ visitor_id: z.string().max(64), typing: z.boolean() });
 const seenSchema = z.object({ visitor_id: z.string().max(64), last_id: z.number().int().min(0) });
@@ -25,6 +26,7 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
 
   // Widgets of the account learn that an agent is here (and, on the last disconnect, gone).
   forgetPresence(app.db, actor.accountId);
+  forgetPresenceOnConnect(app, actor.accountId);
   // Only a member who is available makes the team online (an 'away' member changes nothing).
   void isAgentOnline(app.db, actor.accountId).then(
     (online) => {
@@ -34,6 +36,7 @@ export function onConsoleSocket(app: FastifyInstance, socket: Socket): void {
   );
   socket.on('disconnect', () => {
     forgetPresence(app.db, actor.accountId);
+    forgetPresenceOnConnect(app, actor.accountId);
     if (app.realtimeClosing()) return;
     void isAgentOnline(app.db, actor.accountId).then(
       (online) => {

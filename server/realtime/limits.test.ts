@@ -93,13 +93,18 @@ describe('widget socket caps', () => {
     await connected(widget(v1, '127.0.0.63'));
     await connected(widget(v1, '127.0.0.63'));
     await connected(widget(v2, '127.0.0.63'));
-    // Database reads made by the handshake (the server's background work reads meanwhile).
+    // Database statements sent by the handshake (the server's background work reads meanwhile),
+    // counted at the driver: the handshake's statement is a prepared one, built once.
     let handshakeReads = 0;
-    const select = app.db.select.bind(app.db);
-    const reads = vi.spyOn(app.db, 'select').mockImplementation(((...args: Parameters<typeof select>) => {
+    const client = (app.db as unknown as { $client: { query: (...args: unknown[]) => unknown } }).$client;
+    const query = client.query.bind(client);
+    const reads = vi.spyOn(client, 'query').mockImplementation((...args: unknown[]) => {
+      const depth = Error.stackTraceLimit;
+      Error.stackTraceLimit = 50; // the driver's frames come first
       if (new Error().stack?.includes('authenticateSocket')) handshakeReads++;
-      return select(...args);
-    }) as typeof select);
+      Error.stackTraceLimit = depth;
+      return query(...args);
+    });
     for (let i = 0; i < 5; i++) {
       expect((await refused(widget(v1, '127.0.0.64'))).data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS }); // the visitor's cap
       expect((await refused(widget(v2, '127.0.0.63'))).data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS }); // the IP's cap

@@ -1,6 +1,4 @@
-import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
-import { createClient } from 'redis';
 import { Server } from 'socket.io';
 import { EVENTS } from '@parley/shared';
 import { useLivePresence } from '../services/presence.js';
@@ -9,7 +7,9 @@ import { authenticateSocket, type SocketData } from './auth.js';
 import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
 import { watchNodes } from './nodeWatch.js';
-import { subscribePush } from './push.js';
+import { FANOUT_EVENT, type Fanout, deliverLocally } from './fanout.js';
+import { liveNodes, subscribePush } from './push.js';
+import { VisitorSockets, useVisitorSockets } from './visitorPresence.js';
 import { onWidgetSocket } from './widgetSocket.js';
 
 declare module 'fastify' {
@@ -29,7 +29,7 @@ const MAX_FRAME_BYTES = 32 * 1024;
  * REDIS_URL the Redis adapter carries events between nodes; otherwise the in-memory adapter.
  */
 export async function registerRealtime(app: FastifyInstance): Promise<void> {
-  const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(app.server, {
+  const io = new Server<Record<string, never>, Record<string, never>, { [FANOUT_EVENT]: (change: Fanout) => void }, SocketData>(app.server, {
     path: '/socket.io',
     serveClient: false,
     maxHttpBufferSize: MAX_FRAME_BYTES,
@@ -39,7 +39,12 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
 
   let closing = false;
   let adapterReady = () => true;
+  // This node's widget sockets by visitor, their audience, and the cluster's presence counter.
+  const registry = new VisitorSockets(app.redis, app.config.rateLimits.prefix, () => liveNodes(app));
+  useVisitorSockets(io, registry);
   if (app.config.redisUrl) {
+    // Loaded only with REDIS_URL: one node on the embedded default never pays for these imports.
+    const [{ createAdapter }, { createClient }] = await Promise.all([import('@socket.io/redis-adapter'), import('redis')]);
     const pub = createClient({ url: app.config.redisUrl });
     adapterReady = () => pub.isReady;
     const sub = pub.duplicate();
@@ -56,11 +61,24 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     sub.on('ready', () => {
       if (!subscriberLost) return;
       subscriberLost = false;
+      // Fan-outs published meanwhile are lost too: audiences are read again, presence written again.
+      registry.forgetConversations();
+      void registry.rewrite();
       // Give the adapter a moment to resubscribe before clients refetch.
       setTimeout(() => io.local.emit(EVENTS.syncRequired, {}), 250).unref();
     });
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));
+    // Another node's fan-out (realtime/fanout.ts): delivered to this node's sockets.
+    // (Heard from the adapter's subscription, possibly while this node still starts: the io at hand, never app.io.)
+    io.on(FANOUT_EVENT, (change: Fanout) => {
+      if (closing) return;
+      try {
+        deliverLocally(io as unknown as Server, change);
+      } catch (err) {
+        app.log.warn({ err }, 'fan-out from another node not delivered');
+      }
+    });
     // A node that died may have stored messages whose pushes never left it (relayed from push_outbox).
     const nodes = await watchNodes({
       pub,
@@ -120,6 +138,7 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   app.addHook('preClose', async () => {
     closing = true;
     clearInterval(refresh);
+    await registry.close();
     io.local.disconnectSockets(true); // local: with the Redis adapter the plain call would close every node's sockets
     await new Promise<void>((resolve) => {
       io.close(() => resolve());

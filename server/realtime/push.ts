@@ -2,7 +2,7 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { EVENTS } from '@parley/shared';
 import type { Tx } from '../db/client.js';
-import { aiAnswers, aiPassages, conversations, messages, users, visitors } from '../db/schema.js';
+import { aiAnswers, aiHandovers, aiPassages, conversations, messages, users, visitors } from '../db/schema.js';
 import { NODE_ID, PushRelay } from '../outbox/pushRelay.js';
 import { presentConversation } from '../presenters/conversation.js';
 import { aiColumns, aiOf, presentMessage } from '../presenters/message.js';
@@ -10,25 +10,31 @@ import { isVisibleToVisitor } from '../policies/messages.js';
 import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import type { DomainEventMap } from '../services/domainEvents.js';
 import { conversationAudience, rooms, visitorAudience } from './audience.js';
+import { type Delivery, fanout } from './fanout.js';
+import { visitorSockets } from './visitorPresence.js';
+import { forgetPresenceOnConnect } from './widgetSocket.js';
 
 type StoredMessage = Omit<DomainEventMap['message.stored'], 'accountId'>;
 
-/** A stored chat message to its audience: the consoles that may see it, and the visitor's room. */
-function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated, ai }: StoredMessage): void {
-  const io = app.io;
+/** What decides a conversation's audience (kept beside the visitor's sockets on every node). */
+const audienceOf = (c: { accountId: string; assigneeId: number | null }) => ({ accountId: c.accountId, assigneeId: c.assigneeId });
+
+/** A stored chat message to its audience: the consoles that may see it, and the visitor's room; one publish. */
+function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated, ai }: StoredMessage, clustered: boolean): void {
   const messageDto = presentMessage(message, visitor.id, authorName, ai);
   const conversationDto = presentConversation(conversation, visitor);
   const audience = conversationAudience(conversation);
-  // Consoles get the conversation with the message (one publish per message); a new
-  // conversation is announced on its own for the screens that only list conversations.
-  io.to(audience).emit(EVENTS.messageCreated, { message: messageDto, conversation: conversationDto });
-  if (conversationCreated) io.to(audience).emit(EVENTS.conversationCreated, { conversation: conversationDto });
-  if (isVisibleToVisitor(message)) io.to(rooms.visitor(visitor.id)).emit(EVENTS.messageCreated, { message: messageDto });
+  // Consoles get the conversation with the message; a new conversation is announced on its own
+  // for the screens that only list conversations; the visitor gets the message alone.
+  const deliveries: Delivery[] = [{ rooms: audience, event: EVENTS.messageCreated, payload: { message: messageDto, conversation: conversationDto } }];
+  if (conversationCreated) deliveries.push({ rooms: audience, event: EVENTS.conversationCreated, payload: { conversation: conversationDto } });
+  if (isVisibleToVisitor(message)) deliveries.push({ rooms: [rooms.visitor(visitor.id)], event: EVENTS.messageCreated, payload: { message: messageDto } });
+  fanout(app, { deliveries, visitors: [{ id: visitor.id, conversation: audienceOf(conversation) }] }, clustered);
   app.metrics?.pushed(message.createdAt);
 }
 
 /** The push relay's side: messages another node stored and never pushed, loaded and pushed now (with the conversation as it is now). */
-async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[]): Promise<number> {
+async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[], clustered: boolean): Promise<number> {
   if (app.realtimeClosing()) throw new Error('closing: another node pushes them');
   const rows = await tx
     .select({ message: messages, conversation: conversations, visitor: visitors, authorName: users.name, ...aiColumns })
@@ -38,9 +44,10 @@ async function pushOwed(app: FastifyInstance, tx: Tx, messageIds: number[]): Pro
     .leftJoin(users, eq(users.id, messages.authorId))
     .leftJoin(aiAnswers, eq(aiAnswers.messageId, messages.id))
     .leftJoin(aiPassages, eq(aiPassages.id, aiAnswers.passageId))
+    .leftJoin(aiHandovers, eq(aiHandovers.messageId, messages.id))
     .where(inArray(messages.id, messageIds))
     .orderBy(asc(messages.id));
-  for (const row of rows) pushStoredMessage(app, { ...row, conversationCreated: false, ai: aiOf(row) });
+  for (const row of rows) pushStoredMessage(app, { ...row, conversationCreated: false, ai: aiOf(row) }, clustered);
   return rows.length;
 }
 
@@ -50,7 +57,7 @@ const NODE_NAME = /(?:^| )name=parley-node:(\S+)/;
  * The nodes alive now: those whose named Redis connection (app.ts) is open. A killed process's
  * connections are closed by its kernel at once. Without Redis this node is alone.
  */
-async function liveNodes(app: FastifyInstance): Promise<Set<string> | undefined> {
+export async function liveNodes(app: FastifyInstance): Promise<Set<string> | undefined> {
   if (!app.redis) return new Set([NODE_ID]);
   if (!app.redis.isReady) return undefined;
   try {
@@ -75,6 +82,8 @@ const DIE_BEFORE_PUSH = process.env.PARLEY_TEST_DIE_BEFORE_PUSH;
  */
 export function subscribePush(app: FastifyInstance): void {
   const io = app.io;
+  // With Redis, other nodes hear each fan-out (realtime/fanout.ts); alone, local delivery is all.
+  const clustered = Boolean(app.config.redisUrl);
   // A write finishing while the node shuts down must not publish on closed Redis clients.
   const on: typeof app.events.on = (name, handler) =>
     app.events.on(name, (payload) => (app.realtimeClosing() ? undefined : handler(payload)));
@@ -84,7 +93,7 @@ export function subscribePush(app: FastifyInstance): void {
   const relay = new PushRelay(
     app.db,
     app.log,
-    (tx, ids) => pushOwed(app, tx, ids),
+    (tx, ids) => pushOwed(app, tx, ids, clustered),
     () => liveNodes(app),
     undefined,
     (n) => app.metrics?.relayedPushes(n),
@@ -93,7 +102,7 @@ export function subscribePush(app: FastifyInstance): void {
   app.addHook('preClose', () => relay.close());
   on('message.stored', (stored) => {
     if (DIE_BEFORE_PUSH && stored.message.message === DIE_BEFORE_PUSH) process.kill(process.pid, 'SIGKILL');
-    pushStoredMessage(app, stored);
+    pushStoredMessage(app, stored, clustered);
     relay.pushed(stored.message.id);
   });
 
@@ -109,6 +118,12 @@ export function subscribePush(app: FastifyInstance): void {
 
   on('visitor.updated', async ({ accountId, visitor, pageChanged, detailsChanged }) => {
     if (!pageChanged && !detailsChanged) return;
+    // A page change alone (the widget's socket, the common case): the audience kept beside the visitor's sockets here.
+    const kept = detailsChanged ? undefined : visitorSockets(io).audience(visitor.id);
+    if (kept) {
+      io.to(kept).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
+      return;
+    }
     const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
     if (pageChanged) io.to(visitorAudience(accountId, conversation)).emit(EVENTS.visitorPage, { visitor_id: visitor.id, page_url: visitor.currentPage });
     // A new name or email: the list and the side panel of every console that sees it.
@@ -127,9 +142,20 @@ export function subscribePush(app: FastifyInstance): void {
       .from(conversations)
       .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
       .where(inArray(conversations.id, conversationIds));
-    for (const { conversation, visitor } of rows) {
-      io.to(conversationAudience(conversation)).emit(EVENTS.conversationUpdated, { conversation: presentConversation(conversation, visitor) });
-    }
+    if (rows.length === 0) return;
+    // One fan-out: the consoles, and every node's widget sockets of these visitors (their audience changed).
+    fanout(
+      app,
+      {
+        deliveries: rows.map(({ conversation, visitor }) => ({
+          rooms: conversationAudience(conversation),
+          event: EVENTS.conversationUpdated,
+          payload: { conversation: presentConversation(conversation, visitor) },
+        })),
+        visitors: rows.map(({ conversation, visitor }) => ({ id: visitor.id, conversation: audienceOf(conversation) })),
+      },
+      clustered,
+    );
   });
 
   on('conversation.changed', ({ conversation, visitor, previousAssigneeId, assigneeName, line, lineAuthorName }) => {
@@ -138,12 +164,16 @@ export function subscribePush(app: FastifyInstance): void {
     // Those who saw it before a reassignment learn it left them; those who see it now get it.
     const before = previousAssigneeId === conversation.assigneeId ? [] : conversationAudience({ accountId: conversation.accountId, assigneeId: previousAssigneeId });
     // System lines are console-only: never to the visitor's room.
-    if (line) io.to(now).emit(EVENTS.messageCreated, { message: presentMessage(line, visitor.id, lineAuthorName), conversation: conversationDto });
-    io.to([...new Set([...now, ...before])]).emit(EVENTS.conversationUpdated, { conversation: conversationDto });
+    const deliveries: Delivery[] = [];
+    if (line) deliveries.push({ rooms: now, event: EVENTS.messageCreated, payload: { message: presentMessage(line, visitor.id, lineAuthorName), conversation: conversationDto } });
+    deliveries.push({ rooms: [...new Set([...now, ...before])], event: EVENTS.conversationUpdated, payload: { conversation: conversationDto } });
+    // The visitor's sockets (any node) now tell their typing and presence to the new audience.
+    fanout(app, { deliveries, visitors: [{ id: visitor.id, conversation: audienceOf(conversation) }] }, clustered);
   });
 
   on('agents.availabilityChanged', async ({ accountId }) => {
     forgetPresence(app.db, accountId);
+    forgetPresenceOnConnect(app, accountId);
     io.to(rooms.widgets(accountId)).emit(EVENTS.agentPresence, { online: await isAgentOnline(app.db, accountId) });
   });
 

@@ -10,10 +10,11 @@ import { conversations, messages } from '../db/schema.js';
 import { HttpError, parseOrThrow } from '../errors.js';
 import { presentMessage } from '../presenters/message.js';
 import { isAgentOnline } from '../services/presence.js';
+import { type TtlCache, ttlCache } from '../services/ttlCache.js';
 import { visitorAudience } from './audience.js';
 import type { SocketData } from './auth.js';
 import { guardSocket } from './guard.js';
-import { isVisitorOnline } from './visitorPresence.js';
+import { visitorSockets } from './visitorPresence.js';
 
 const typingSchema = z.object({ typing: z.boolean() });
 const seenSchema = z.object({ last_id: z.number().int().min(0) });
@@ -22,9 +23,28 @@ const socketSendSchema = widgetMessageSchema.extend({
   client_id: z.string({ error: 'client_id is required' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'client_id is invalid' }),
 });
 
+/** The agent presence a connecting widget is told, per node and account: kept 2 s, yes or no (issue 15: a reconnect storm asks once per account). */
+const PRESENCE_ON_CONNECT_MS = 2000;
+const presenceOnConnect = new WeakMap<FastifyInstance, TtlCache<string, boolean>>();
+
+/** A console socket came or went on this node, or availability changed: connecting widgets ask again. */
+export function forgetPresenceOnConnect(app: FastifyInstance, accountId: string): void {
+  presenceOnConnect.get(app)?.forget(accountId);
+}
+
+function agentOnlineForConnect(app: FastifyInstance, accountId: string): Promise<boolean> {
+  let cache = presenceOnConnect.get(app);
+  if (!cache) presenceOnConnect.set(app, (cache = ttlCache(PRESENCE_ON_CONNECT_MS)));
+  // A stale "no" costs nothing: the widget decides "offline" from its settings call and only acts on a yes.
+  return cache.get(accountId, (id) => isAgentOnline(app.db, id));
+}
+
 /**
  * A widget (visitor) socket: it only ever reaches its own conversation. Presence: the visitor is
- * online while any of its sockets is connected, on any node.
+ * online while any of its sockets is connected, on any node (a counter per visitor:
+ * visitorPresence.ts). The conversation's audience is kept beside the visitor's sockets on this
+ * node (read with the visitor on connect, updated by the pushes that change it): typing, seen,
+ * page and presence events read nothing.
  */
 export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
@@ -34,21 +54,33 @@ export function onWidgetSocket(app: FastifyInstance, socket: Socket): void {
   // their sockets and nodes: both at once, mostly from this node's leases (no Redis round trip).
   const on = guardSocket(socket, app.log, () => app.widgetLimits.visitorCall(ip, visitorKey));
   let chatting = false;
+  const registry = visitorSockets(app.io);
 
   const audience = async () => {
-    const [conversation] = await app.db.select().from(conversations).where(eq(conversations.visitorId, visitorId));
+    const kept = registry.audience(visitorId);
+    if (kept) return kept;
+    // Not known here (Redis came back after an outage): read it once more.
+    const [conversation] = await app.db
+      .select({ accountId: conversations.accountId, assigneeId: conversations.assigneeId })
+      .from(conversations)
+      .where(eq(conversations.visitorId, visitorId));
+    registry.setConversation(visitorId, conversation ?? null);
     return visitorAudience(data.accountId, conversation);
   };
 
+  const joined = registry.connected(visitorId, data.accountId, data.conversation);
   void (async () => {
     app.io.to(await audience()).emit(EVENTS.visitorOnline, { visitor_id: visitorId, page_url: data.visitor.currentPage });
-    socket.emit(EVENTS.agentPresence, { online: await isAgentOnline(app.db, data.accountId) });
+    socket.emit(EVENTS.agentPresence, { online: await agentOnlineForConnect(app, data.accountId) });
   })().catch((err: unknown) => app.log.warn({ err }, 'visitor online push failed'));
 
   socket.on('disconnect', () => {
     if (app.realtimeClosing()) return;
     void (async () => {
-      if (!(await isVisitorOnline(app.io, visitorId))) app.io.to(await audience()).emit(EVENTS.visitorOffline, { visitor_id: visitorId });
+      const rooms = registry.audience(visitorId);
+      await joined; // its presence was written before it is removed
+      if (await registry.disconnected(visitorId)) return;
+      app.io.to(rooms ?? (await audience())).emit(EVENTS.visitorOffline, { visitor_id: visitorId });
     })().catch((err: unknown) => app.log.warn({ err }, 'visitor offline push failed'));
   });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface MailMessage {
@@ -65,21 +65,25 @@ export async function removeMailTo(dataDir: string, addresses: string[]): Promis
  * an .eml file (and its path logged), so a first-time user can read what would have been sent.
  */
 export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
+  // nodemailer is loaded at the first email, not at start (a large import most starts never use).
+  let transport: Promise<Transporter> | undefined;
+  const open = (options: Parameters<typeof import('nodemailer').createTransport>[0]) =>
+    (transport ??= import('nodemailer').then((m) => m.default.createTransport(options)));
+  const close = () => void transport?.then((t) => t.close(), () => {});
   if (config.smtpUrl) {
-    const transport = nodemailer.createTransport(config.smtpUrl);
+    const smtpUrl = config.smtpUrl;
     return {
       async send(message) {
-        const info = await transport.sendMail({ from: config.mailFrom, ...message });
+        const info = await (await open(smtpUrl)).sendMail({ from: config.mailFrom, ...message });
         return { messageId: info.messageId };
       },
-      close: () => transport.close(),
+      close,
     };
   }
   const dir = mailDir(config.dataDir);
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: config.mailFrom, ...message });
+      const info = await (await open({ streamTransport: true, buffer: true, newline: 'windows' })).sendMail({ from: config.mailFrom, ...message });
       await fs.mkdir(dir, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const file = path.join(dir, `${stamp}-${Math.random().toString(36).slice(2, 8)}.eml`);
@@ -87,6 +91,6 @@ export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer
       log.info({ file, to: message.to, subject: message.subject }, 'email written (no SMTP_URL configured)');
       return { messageId: info.messageId, file };
     },
-    close: () => transport.close(),
+    close,
   };
 }

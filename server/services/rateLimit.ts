@@ -240,7 +240,22 @@ export interface WidgetLimits {
   visitorCall(ip: string, visitorKey: string): Promise<void>;
   /** Counts one new visitor against its IP's hourly budget. */
   newVisitor(ip: string): Promise<void>;
+  /**
+   * Without any I/O: the refusal a call would get at once because this node already knows one of
+   * its budgets is spent (its IP's; with `visitorKey`, its visitor's; with `newVisitor`, its IP's
+   * new visitors), in the order the hooks spend them; undefined when it may go on (it is then
+   * counted as usual). A call refused after its IP's budget spends an IP point, as through the
+   * hooks (from this node's lease; undefined when none is at hand). plugins/refusalGate.ts
+   * answers these before routing.
+   */
+  knownRefusal(who: { ip: string; visitorKey?: string | undefined; newVisitor?: boolean }): KnownRefusal | undefined;
   sockets: SocketCap;
+}
+
+/** A refusal known without a round trip: which limit, and when a call may be tried again. */
+export interface KnownRefusal {
+  limit: string;
+  retryAfterSeconds: number;
 }
 
 // ---- leased budgets ------------------------------------------------------------------------
@@ -458,7 +473,35 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
       return [window, bucket];
     });
 
-  return async function spend(asks: readonly { budget: Budget; key: string }[]): Promise<void> {
+  /** The first of these budgets this node knows is spent now (a lease of 0 points), if any. */
+  function knownSpent(asks: readonly { budget: Budget; key: string }[]): KnownRefusal | undefined {
+    const now = Date.now();
+    for (const { limit, want } of countersOf(asks)) {
+      const lease = leases.get(want.counter);
+      if (lease && lease.left === 0 && lease.until > now) return { limit, retryAfterSeconds: Math.max(1, Math.ceil((lease.until - now) / 1000)) };
+    }
+    return undefined;
+  }
+
+  /**
+   * Spends one point of each budget from this node's leases, without I/O, when every one of them
+   * has a point left here; false (nothing spent) otherwise.
+   */
+  function spendLocally(asks: readonly { budget: Budget; key: string }[]): boolean {
+    const now = Date.now();
+    const counters = countersOf(asks);
+    for (const { want } of counters) {
+      const lease = leases.get(want.counter);
+      if (!lease || lease.until <= now || lease.left < 1) return false;
+    }
+    for (const { want } of counters) {
+      const lease = leases.get(want.counter) as { left: number };
+      if (--lease.left === 0) leases.delete(want.counter);
+    }
+    return true;
+  }
+
+  async function spend(asks: readonly { budget: Budget; key: string }[]): Promise<void> {
     const counters = countersOf(asks);
     for (;;) {
       const now = Date.now();
@@ -496,7 +539,9 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
       // Then look again: the points may have gone to concurrent calls, or the key may be spent.
       await Promise.all(waits);
     }
-  };
+  }
+
+  return { spend, knownSpent, spendLocally };
 }
 
 /**
@@ -512,7 +557,7 @@ export function createWidgetLimits(
   redis: RedisClientType | undefined,
   onError: (err: unknown) => void = () => {},
 ): WidgetLimits {
-  const spend = leasedBudgets(redis ? redisBudgetStore(redis, onError) : memoryBudgetStore(), prefix, TOO_MANY_REQUESTS);
+  const { spend, knownSpent, spendLocally } = leasedBudgets(redis ? redisBudgetStore(redis, onError) : memoryBudgetStore(), prefix, TOO_MANY_REQUESTS);
   const burst = config.burst ?? {};
   const perIp: Budget = { name: 'widget-ip', points: config.perIp, seconds: 60, burst: burst.perIp ?? defaultBurst(config.perIp, 50) };
   const perVisitor: Budget = { name: 'widget-visitor', points: config.perVisitor, seconds: 60, burst: burst.perVisitor ?? defaultBurst(config.perVisitor, 10) };
@@ -535,6 +580,16 @@ export function createWidgetLimits(
         { budget: perVisitor, key: visitorKey },
       ]),
     newVisitor: (ip) => spend([{ budget: newVisitors, key: ipKey(ip) }]),
+    knownRefusal({ ip, visitorKey, newVisitor }) {
+      const key = ipKey(ip);
+      const ipRefused = knownSpent([{ budget: perIp, key }]);
+      if (ipRefused) return ipRefused;
+      const later = (visitorKey ? knownSpent([{ budget: perVisitor, key: visitorKey }]) : undefined) ?? (newVisitor ? knownSpent([{ budget: newVisitors, key }]) : undefined);
+      // Through the hooks such a call spends a point of its IP before it is refused: so here, from
+      // this node's lease; without a point at hand the hooks count and refuse it as usual.
+      if (!later || !spendLocally([{ budget: perIp, key }])) return undefined;
+      return later;
+    },
     sockets: redis
       ? redisSocketCap(redis, prefix, config.socketsPerVisitor, config.socketsPerIp, onError)
       : memorySocketCap(config.socketsPerVisitor, config.socketsPerIp),

@@ -2,17 +2,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  NotFound,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 /**
  * Where upload bytes live (PRODUCT.md section 11, issue 15): the local folder by default
@@ -122,21 +112,34 @@ export function parseStorageUrl(url: string): S3Location {
   };
 }
 
-const notThere = (e: unknown) => e instanceof NoSuchKey || e instanceof NotFound || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+type Sdk = typeof import('@aws-sdk/client-s3');
+
+const notThere = (sdk: Sdk, e: unknown) =>
+  e instanceof sdk.NoSuchKey || e instanceof sdk.NotFound || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 export class S3Backend implements StorageBackend {
   readonly kind = 's3' as const;
-  readonly client: S3Client;
+  /**
+   * The AWS SDK and its client, loaded at the first call: the SDK is a large import that a node
+   * on the local folder (the default) never needs, and that would slow every start.
+   */
+  private loaded: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
 
-  constructor(readonly where: S3Location) {
-    this.client = new S3Client({
-      region: where.region,
-      endpoint: where.endpoint,
-      forcePathStyle: where.forcePathStyle,
-      // Checksums only where S3 requires them: S3-compatible servers do not all take the SDK's default trailers.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+  constructor(readonly where: S3Location) {}
+
+  private s3(): Promise<{ sdk: Sdk; client: S3Client }> {
+    this.loaded ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: this.where.region,
+        endpoint: this.where.endpoint,
+        forcePathStyle: this.where.forcePathStyle,
+        // Checksums only where S3 requires them: S3-compatible servers do not all take the SDK's default trailers.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    }));
+    return this.loaded;
   }
 
   private key(rel: string): string {
@@ -145,7 +148,8 @@ export class S3Backend implements StorageBackend {
   }
 
   async put(rel: string, bytes: Buffer, contentType?: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel), Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel), Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
   }
 
   async copy(from: string, to: string): Promise<void> {
@@ -163,43 +167,48 @@ export class S3Backend implements StorageBackend {
   }
 
   async open(rel: string): Promise<{ body: Readable; size: number } | undefined> {
+    const { sdk, client } = await this.s3();
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
       const body = res.Body instanceof Readable ? res.Body : Readable.fromWeb((res.Body as { transformToWebStream(): ReadableStream }).transformToWebStream() as never);
       return { body, size: Number(res.ContentLength ?? 0) };
     } catch (e) {
-      if (notThere(e)) return undefined;
+      if (notThere(sdk, e)) return undefined;
       throw e;
     }
   }
 
   async size(rel: string): Promise<number | undefined> {
+    const { sdk, client } = await this.s3();
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
+      const res = await client.send(new sdk.HeadObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
       return Number(res.ContentLength ?? 0);
     } catch (e) {
-      if (notThere(e)) return undefined;
+      if (notThere(sdk, e)) return undefined;
       throw e;
     }
   }
 
   async delete(rel: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.where.bucket, Key: this.key(rel) }));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const keys: string[] = [];
     for await (const { rel } of this.list(prefix)) keys.push(this.key(rel));
+    const { sdk, client } = await this.s3();
     // At most 1,000 keys per request (S3's limit).
     for (let i = 0; i < keys.length; i += 1000) {
-      await this.client.send(new DeleteObjectsCommand({ Bucket: this.where.bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+      await client.send(new sdk.DeleteObjectsCommand({ Bucket: this.where.bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
     }
   }
 
   async *list(prefix = ''): AsyncIterable<{ rel: string; size: number }> {
+    const { sdk, client } = await this.s3();
     let token: string | undefined;
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.where.bucket, Prefix: this.key(prefix), ContinuationToken: token }));
+      const res = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.where.bucket, Prefix: this.key(prefix), ContinuationToken: token }));
       for (const o of res.Contents ?? []) if (o.Key) yield { rel: o.Key.slice(this.where.prefix.length), size: Number(o.Size ?? 0) };
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);

@@ -1,7 +1,4 @@
 import { imageSize } from 'image-size';
-import jpeg from 'jpeg-js';
-import { GifReader, GifWriter } from 'omggif';
-import { PNG } from 'pngjs';
 import { HttpError } from '../errors.js';
 import { decodeWebpRgba, encodeWebpRgba } from './webp.js';
 
@@ -62,7 +59,9 @@ export const thumbnailable = (ext: string): boolean => ext === 'png' || ext === 
  */
 export async function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions, limits: ImageLimits): Promise<Buffer | undefined> {
   if (Math.max(dims.width, dims.height) <= THUMBNAIL_MAX_SIDE) return undefined;
+  // The decoders are loaded at the first thumbnail, not at start.
   if (ext === 'png') {
+    const { PNG } = await import('pngjs');
     const png = PNG.sync.read(bytes);
     const small = downscale({ width: png.width, height: png.height, data: png.data });
     const out = new PNG({ width: small.width, height: small.height });
@@ -70,6 +69,7 @@ export async function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions
     return PNG.sync.write(out);
   }
   if (ext === 'jpg') {
+    const jpeg = (await import('jpeg-js')).default;
     const decoded = jpeg.decode(bytes, {
       useTArray: true,
       formatAsRGBA: true,
@@ -80,7 +80,7 @@ export async function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions
     const small = orient(downscale({ width: decoded.width, height: decoded.height, data: decoded.data }), dims.orientation ?? 1);
     return jpeg.encode({ width: small.width, height: small.height, data: small.data }, 82).data;
   }
-  if (ext === 'gif') return gifThumbnail(bytes);
+  if (ext === 'gif') return gifThumbnail(bytes, await import('omggif'));
   if (ext === 'webp') {
     const decoded = await decodeWebpRgba(bytes);
     if (decoded.width * decoded.height > limits.maxPixels) throw new Error('webp larger than its header said');
@@ -90,7 +90,7 @@ export async function makeThumbnail(bytes: Buffer, ext: string, dims: Dimensions
 }
 
 /** The first frame, downscaled, drawn with that frame's palette (nearest colour; transparency kept). */
-function gifThumbnail(bytes: Buffer): Buffer {
+function gifThumbnail(bytes: Buffer, { GifReader, GifWriter }: typeof import('omggif')): Buffer {
   const reader = new GifReader(bytes);
   const frame = reader.frameInfo(0);
   const rgba = new Uint8Array(reader.width * reader.height * 4);

@@ -18,3 +18,4 @@ export * from './proactive.js';
 export * from './languages.js';
 export * from './errorCodes.js';
 export * from './schemas/languages.js';
+export * from './schemas/businessHours.js';

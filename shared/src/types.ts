@@ -160,6 +160,19 @@ export interface MessageAiDto {
   citation: { title: string; url: string | null } | null;
   /** The visitor's "Was this helpful?" vote (recorded and shown to the owner; it re-weights nothing). */
   vote: 'helpful' | 'not_helpful' | null;
+  /**
+   * Issue 17: set on the assistant's hand-over message ("I'm asking a member of our team...") so the
+   * widget can say it in the visitor's language and time zone: when the team is back (outside business
+   * hours) or its typical reply time. Such a message has no vote and no citation.
+   */
+  handover?: MessageHandoverDto;
+}
+
+export interface MessageHandoverDto {
+  /** Outside business hours: the next opening (ISO); null inside them or with no business hours. */
+  back_at: string | null;
+  /** Inside business hours: the typical first reply in seconds; null when there is none to go by. */
+  reply_seconds: number | null;
 }
 
 /** Issue 17: POST /api/widget/handover — a person takes over; when they will reply, as the visitor reads it. */
@@ -169,6 +182,19 @@ export interface HandoverDto {
   reply_time: string;
   /** Median first response of the last 30 days in seconds; null when there is none to go by. */
   typical_reply_seconds: number | null;
+  /** Outside the account's business hours: when the team is back (ISO); null inside them or without business hours. */
+  back_at: string | null;
+}
+
+/** Issue 17: GET/PUT /api/vms/business-hours — the account's opening hours in its time zone. */
+export interface BusinessHoursDto {
+  /** The account's IANA time zone (the conversation settings' time_zone). */
+  time_zone: string;
+  /** null: always open. Else per weekday one opening ("HH:MM" to "HH:MM") or null for closed. */
+  hours: Partial<Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', { open: string; close: string } | null>> | null;
+  /** Whether the team is within its hours now, and when it opens next when not (ISO). */
+  open_now: boolean;
+  next_open_at: string | null;
 }
 
 export interface VisitorDto {
@@ -565,4 +591,113 @@ export interface ChatbotSourceDto {
   url: string | null;
   source_id: string;
   passage_id: number;
+}
+
+/** The console assistant's chat (GET api/chatbot/history, POST api/chatbot/message): one message. */
+export interface ChatbotMessageDto {
+  id: number;
+  sender_type: 'user' | 'bot';
+  content: string;
+  /** An attached image's stored path ('' when none). */
+  file_path: string;
+  /** Bot messages only (null on the user's). */
+  confidence_score: number | null;
+  intent_detected: string | null;
+  /** The feedback given on a bot message, if any. */
+  feedback: 'helpful' | 'partially_helpful' | 'not_helpful' | null;
+  /** Issue 17: the source passages the answer came from ([] when none). */
+  sources: ChatbotSourceDto[];
+  created_at: string;
+}
+
+/** SPEC's `ai_learning_progress`: counted from the user's questions and the account's knowledge. */
+export interface LearningProgressDto {
+  total_interactions: number;
+  learned_patterns: number;
+  /** Average confidence of the assistant's answers to this user, 0-1. */
+  average_confidence: number;
+  /** Share of those answers at or above the answer threshold, 0-100. */
+  learning_efficiency: number;
+}
+
+/** GET api/chatbot/insights: `insights`. */
+export interface ChatbotInsightsDto {
+  learning_progress: LearningProgressDto;
+  /** The account's knowledge by origin, and how much feedback retired. */
+  patterns: { active: number; retired: number; taught: number; learned_from_conversations: number };
+  /** Feedback given on this user's answers. */
+  feedback: { helpful: number; partially_helpful: number; not_helpful: number };
+  /** What this user asks about most. */
+  top_intents: { intent: string; count: number }[];
+  /** Widget conversations answered by the assistant without a hand-over, last 30 days. */
+  ai_resolved_last_30_days: number;
+}
+
+/** POST api/chatbot/message with `feedback`: the rating kept (pending: waits for an owner/Admin). */
+export interface ChatbotFeedbackDto {
+  message_id: number;
+  feedback: 'helpful' | 'partially_helpful' | 'not_helpful';
+  pending: boolean;
+}
+
+/** The visitors' auto-answer settings (GET/POST api/chatbot/settings `data`). */
+export interface AiSettingsDto {
+  auto_answer_enabled: boolean;
+  /** The confidence an answer needs to be sent to a visitor, 0.5-0.99. */
+  threshold: number;
+  /** Learned knowledge is approved without the owner's review (default false). */
+  auto_approve: boolean;
+}
+
+/** GET api/chatbot/settings `figures`: the account's auto-answer counts. */
+export interface AutoAnswerFiguresDto {
+  answers_given: number;
+  handovers: number;
+  /** Share of rated answers rated helpful (partially: half), 0-100; null with no ratings. */
+  accuracy: number | null;
+  rated_answers: number;
+  /** Issue 17: visitors' "Was this helpful?" votes on the assistant's widget answers. */
+  visitor_helpful: number;
+  visitor_not_helpful: number;
+}
+
+/** The review queue's counts (knowledge per status, Agents' ratings waiting). */
+export interface KnowledgeCountsDto {
+  pending: number;
+  approved: number;
+  rejected: number;
+  pending_feedback: number;
+}
+
+/** POST api/chatbot/feedback/{id}: an Agent's rating confirmed (applied) or dismissed. */
+export interface FeedbackReviewDto {
+  message_id: number;
+  applied: boolean;
+}
+
+/** POST /api/initialize-payment (SPEC section 7): where to send the browser to pay. */
+export interface PaymentInitAnswer {
+  status: 'success';
+  message: string;
+  authorization_url: string;
+  reference: string;
+}
+
+/**
+ * GET /api/verify-payment/{reference}: the payment's outcome; `subscription` (the paid month)
+ * only when it succeeded.
+ */
+export interface PaymentVerificationAnswer {
+  status: 'success' | 'failed' | 'abandoned' | 'pending';
+  message: string;
+  reference: string;
+  subscription?: SubscriptionDto;
+}
+
+/** POST /api/widget/resume `data`: a widget token for the visitor a reply email's link names. */
+export interface WidgetResumeDto {
+  visitor_id: string;
+  visitor_token: string;
+  name: string;
+  email: string;
 }

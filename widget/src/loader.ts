@@ -41,8 +41,8 @@ declare global {
     const report = (kind: EventKind, detail?: string) => {
       fetch(`${base}/api/widget/events`, {
         method: 'POST',
+        // Sent as text/plain (fetch's default for a string): a CORS "simple" request, no preflight.
         body: JSON.stringify({ unique_code: key, load_id: loadId, kind, detail: detail?.slice(0, 500) }),
-        headers: { 'content-type': 'application/json' },
         keepalive: true,
       }).catch(() => {});
     };

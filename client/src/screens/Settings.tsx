@@ -3,6 +3,7 @@ import { BellButton, PageHeader } from '../components/layout/PageHeader';
 import { DangerZone, PasswordForm, ProfileForm } from '../components/settings/AccountForms';
 import { AlertSettings } from '../components/settings/AlertSettings';
 import { AccountInfoForm, GreetingsForm } from '../components/settings/GreetingsAccountForms';
+import { BusinessHoursCard } from '../components/settings/BusinessHoursCard';
 import { WidgetLanguageCard } from '../components/settings/WidgetLanguageCard';
 import { WidgetSettingsForm } from '../components/settings/WidgetSettingsForm';
 import { CannedRepliesManager } from '../components/inbox/CannedRepliesManager';
@@ -36,6 +37,7 @@ export default function Settings() {
           <WidgetSettingsForm />
           <GreetingsForm />
           <WidgetLanguageCard />
+          <BusinessHoursCard />
           <CannedRepliesManager />
           <LabelsManager />
           <SatisfactionSettings />

@@ -122,6 +122,73 @@ describe('passage index', () => {
     expect(coverage(taught)).toBeCloseTo(coverage(plain), 5);
   });
 
+  it('reaches a passage that shares no word with an English question through the thesaurus, weighed below a real match', () => {
+    const index = new PassageIndex();
+    const frames = page('Workshop', 'Custom builds', 'We weld custom steel frames to measure in six weeks.');
+    index.add(frames);
+    index.add(page('Contact', 'Finding us', 'The shop is at 27 Quarry Lane, next to the railway station.'));
+    index.add(page('Hire', 'Hire rates', 'A city bike costs 20 pounds per day, with a helmet and a lock.'));
+    index.add(page('About', 'Our story', 'The family opened the shop in 2009 and still runs it.'));
+    index.add(faq('Do you sell gift cards?', 'Gift vouchers are sold from 10 pounds and never expire.'));
+    const ask = (thesaurus: boolean) => {
+      index.useThesaurus = thesaurus;
+      return index.search('Do you make a chassis?');
+    };
+    // Without it, no word of the question is in the passage.
+    const plain = ask(false).candidates.find((c) => c.passage.id === frames.id);
+    expect(plain?.features.queryCoverage ?? 0).toBe(0);
+    // "chassis" ~ frame: found, counted part of a match, never as direct words.
+    const found = ask(true).best!;
+    expect(found.passage.id).toBe(frames.id);
+    expect(found.features.queryCoverage).toBeGreaterThan(0.3);
+    expect(found.features.queryCoverage).toBeLessThan(1);
+    expect(found.features.direct).toBe(0);
+    // The same question in the passage's own words is more certain.
+    expect(index.search('Do you make frames?').best!.confidence).toBeGreaterThan(found.confidence);
+  });
+
+  it('leaves French, Spanish and German questions to the multilingual normalisation (the thesaurus is English)', () => {
+    const { index } = shop();
+    for (const q of ['Pouvez-vous réviser mon vélo ?', '¿Cuánto cuesta alquilar una bici?', 'Wo kann ich mein Auto parken?']) {
+      index.useThesaurus = false;
+      const without = index.search(q);
+      index.useThesaurus = true;
+      const withIt = index.search(q);
+      expect(withIt.best?.passage.id).toBe(without.best?.passage.id);
+      expect(withIt.best?.confidence).toBe(without.best?.confidence);
+    }
+  });
+
+  it('a feedback weight changes the confidence, not what the passage matches', () => {
+    const { index, passages } = shop();
+    const before = index.search('Is there a student discount?').best!;
+    index.add({ ...passages[7]!, weight: 0.4 });
+    const after = index.search('Is there a student discount?').best!;
+    expect(after.passage.id).toBe(before.passage.id);
+    expect(after.confidence).toBeLessThan(before.confidence);
+    expect(after.features).toEqual(before.features);
+  });
+
+  it('a large account answers at once after a change, with the related terms it had, and learns the new ones right after', async () => {
+    const index = new PassageIndex();
+    const rooms = ['pool', 'gym', 'yoga', 'massage', 'cafe', 'lockers', 'parking', 'kids', 'pilates', 'tennis', 'climbing', 'boxing', 'squash', 'rowing', 'dance', 'judo'];
+    for (let i = 0; i < 2000; i++) {
+      const w = rooms[i % rooms.length]!;
+      index.add(page(`Page ${i}`, `${w} ${i}`, `Our ${w} area number ${i} is open on floor ${i % 7}.`, `https://spa.example/${i}`));
+    }
+    const late = page('Hours', '', 'The steam cabin stays lit until midnight on Fridays.', 'https://spa.example/late');
+    index.add(late);
+    const coverage = () => index.search('sauna midnight').candidates.find((c) => c.passage.id === late.id)?.features.queryCoverage ?? 0;
+    coverage(); // the first search builds the table
+    // Two "Sauna" headings over steam teach sauna ~ steam; on 2,000 passages the table is rebuilt off the request:
+    // the search right after the change still uses the old table (no sauna ~ steam), the next tick has it.
+    index.add(page('Spa', 'Sauna', 'The steam cabin seats eight guests.', 'https://spa.example/a'));
+    index.add(page('Wellness', 'Sauna etiquette', 'Shower before the steam cabin, and bring a towel.', 'https://spa.example/b'));
+    const rightAfter = coverage();
+    await new Promise((r) => setImmediate(r));
+    expect(coverage()).toBeGreaterThan(rightAfter + 0.1);
+  });
+
   it('a passage down-weighted by feedback is trusted less', () => {
     const { index, passages } = shop();
     const before = index.search('Is there a student discount?').best!.confidence;

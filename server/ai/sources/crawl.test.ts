@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlError, crawlSite } from './crawl.js';
-import { startTestSite, type TestSite } from './testSite.js';
+import { gzipSync } from 'node:zlib';
+import { CrawlError, MAX_SITEMAP_BYTES, crawlSite, sitemapText } from './crawl.js';
+import { BOMB_BYTES, startTestSite, type TestSite } from './testSite.js';
 
 // Issue 17: the crawler reads the owner's site within its host, as robots.txt and the sitemap say,
 // through the SSRF guard; tests serve the site on 127.0.0.1 (allowed the way the guard's own tests do).
@@ -95,5 +96,45 @@ describe('crawlSite', () => {
     } finally {
       await blocked.close();
     }
+  });
+
+  it('reads gzipped sitemaps named by robots.txt and gzipped index entries; a gzip bomb is cut off and reported', async () => {
+    const gz = await startTestSite({ gzip: 'robots' });
+    try {
+      const cap = 1024 * 1024;
+      expect(BOMB_BYTES).toBeGreaterThan(cap);
+      const result = await crawlSite(`${gz.origin}/`, { ...fast, maxSitemapBytes: cap });
+      expect(result.sitemaps).toEqual([`${gz.origin}/sitemap-index.xml.gz`, `${gz.origin}/sitemap-pages.xml.gz`]);
+      // A page linked from nowhere, found only in the gzipped sitemap, was read.
+      const delivery = result.pages.find((p) => p.url.endsWith('/only-in-sitemap.html'));
+      expect(delivery?.document.title).toBe('Delivery | Corner Bakery');
+      expect(result.pages.map((p) => new URL(p.url).pathname)).toEqual(expect.arrayContaining(['/', '/hours.html', '/prices.html', '/about.html']));
+      expect(result.skipped).toContainEqual({ url: `${gz.origin}/bomb.xml.gz`, reason: 'failed', detail: 'the sitemap unpacks to more than 1 MB' });
+    } finally {
+      await gz.close();
+    }
+  });
+
+  it('tries /sitemap.xml.gz when the site has no /sitemap.xml and robots.txt names none', async () => {
+    const gz = await startTestSite({ gzip: 'guess' });
+    try {
+      const result = await crawlSite(`${gz.origin}/`, fast);
+      expect(result.sitemaps).toEqual([`${gz.origin}/sitemap.xml.gz`, `${gz.origin}/sitemap-pages.xml.gz`]);
+      expect(gz.hits.get('/sitemap.xml')).toBe(1);
+      expect(result.pages.some((p) => p.url.endsWith('/only-in-sitemap.html'))).toBe(true);
+      // Under the default 50 MB cap the 5 MB bomb unpacks (it is only spaces: no sitemap in it).
+      expect(result.skipped.find((s) => s.url.endsWith('/bomb.xml.gz'))).toBeUndefined();
+    } finally {
+      await gz.close();
+    }
+  });
+
+  it('unpacks gzip bytes whatever the name, up to the cap; plain XML passes through; a damaged file throws', async () => {
+    const xml = '<urlset><url><loc>https://shop.example.com/</loc></url></urlset>';
+    expect(await sitemapText(gzipSync(xml))).toBe(xml);
+    expect(await sitemapText(Buffer.from(xml))).toBe(xml);
+    expect(MAX_SITEMAP_BYTES).toBe(50 * 1024 * 1024);
+    await expect(sitemapText(gzipSync(Buffer.alloc(2048, 0x20)), 1024)).rejects.toThrow();
+    await expect(sitemapText(gzipSync(xml).subarray(0, 20))).rejects.toThrow();
   });
 });

@@ -4,23 +4,33 @@
  * - robots.txt is read first and obeyed for the user agent "ParleyBot" (else "*"), its
  *   Crawl-delay too (at most 10 s); a robots.txt that answers 5xx or cannot be reached stops the
  *   crawl (RFC 9309: the site is taken as disallowed), a 4xx one allows everything;
- * - sitemap.xml (the robots.txt Sitemap lines, else /sitemap.xml; sitemap indexes followed) gives
- *   the first pages, then links are followed breadth-first;
+ * - sitemap.xml (the robots.txt Sitemap lines, else /sitemap.xml, else /sitemap.xml.gz; sitemap
+ *   indexes followed; gzipped sitemaps inflated up to 50 MB, the protocol's cap, so a gzip bomb
+ *   is cut off) gives the first pages, then links are followed breadth-first;
  * - a page budget, a size cap per page (a longer page is cut and says so), text/html only,
  *   redirects followed by hand (each hop on the host, allowed by robots.txt, and a loop stopped),
  *   two requests at a time with a polite delay, and one deadline for the whole crawl;
  * - every request goes through the SSRF guard (services/outbound.ts).
  * It returns the pages read (parsed) and every URL it left out with the reason.
  */
-import { XMLParser } from 'fast-xml-parser';
-import robotsParserModule from 'robots-parser';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import type robotsParserModule from 'robots-parser';
 import { type OutboundPolicy, OutboundError, outboundRequest } from '../../services/outbound.js';
 import { htmlToDocument, type SourceDocument } from './extract.js';
 
 export const CRAWLER_USER_AGENT = 'ParleyBot';
 
-// robots-parser is CommonJS (module.exports = fn) while its types declare a default export.
-const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ?? robotsParserModule) as unknown as typeof robotsParserModule.default;
+/**
+ * The XML and robots.txt parsers, loaded at the first crawl, not at start. robots-parser is
+ * CommonJS (module.exports = fn) while its types declare a default export.
+ */
+async function parsers() {
+  const [{ XMLParser }, robotsModule] = await Promise.all([import('fast-xml-parser'), import('robots-parser')]);
+  const loaded = robotsModule as unknown as { default?: unknown };
+  const robotsParser = ((loaded.default as { default?: unknown } | undefined)?.default ?? loaded.default ?? loaded) as unknown as typeof robotsParserModule.default;
+  return { XMLParser, robotsParser };
+}
 
 export interface CrawlOptions {
   policy: OutboundPolicy;
@@ -38,6 +48,8 @@ export interface CrawlOptions {
   requestTimeoutMs?: number;
   /** Redirect hops followed for one URL (default 5). */
   maxRedirects?: number;
+  /** One sitemap unpacked (default 50 MB, the sitemap protocol's cap). */
+  maxSitemapBytes?: number;
 }
 
 export interface CrawledPage {
@@ -81,6 +93,16 @@ export class CrawlError extends Error {}
 
 const BINARY_EXTENSION =
   /\.(pdf|docx?|xlsx?|pptx?|odt|zip|gz|tgz|rar|7z|tar|exe|dmg|msi|apk|iso|bin|jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4a|wav|ogg|webm|mov|avi|mkv|woff2?|ttf|otf|eot|css|js|json|xml|rss|atom|csv|txt)$/i;
+
+/** The sitemap protocol's cap on one sitemap, unpacked (sitemaps.org): a gzipped one inflating past it is refused. */
+export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+const inflate = promisify(gunzip);
+
+/** A sitemap's XML: gzip bytes (a .xml.gz file, whatever its content type) inflated, at most `maxBytes` of them. */
+export async function sitemapText(body: Buffer, maxBytes = MAX_SITEMAP_BYTES): Promise<string> {
+  if (body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b) return (await inflate(body, { maxOutputLength: maxBytes })).toString('utf8');
+  return body.toString('utf8');
+}
 
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
@@ -139,6 +161,7 @@ export async function crawlSite(startUrl: string, options: CrawlOptions): Promis
     if (e instanceof OutboundError && e.kind === 'refused') throw new CrawlError(e.message);
     throw new CrawlError(`The site could not be reached (${(e as Error).message})`);
   }
+  const { XMLParser, robotsParser } = await parsers();
   const robots = robotsParser(robotsUrl, robotsText);
   const allowed = (u: string) => robots.isAllowed(u, CRAWLER_USER_AGENT) !== false;
   const crawlDelay = Math.min(10, Number(robots.getCrawlDelay(CRAWLER_USER_AGENT) ?? 0) || 0) * 1000;
@@ -185,16 +208,31 @@ export async function crawlSite(startUrl: string, options: CrawlOptions): Promis
       return false;
     }
   });
-  if (!sitemapQueue.length) sitemapQueue.push(new URL('/sitemap.xml', start).toString());
+  // No Sitemap line: /sitemap.xml, else (when that is missing) the gzipped /sitemap.xml.gz.
+  const guessed = !sitemapQueue.length;
+  if (guessed) sitemapQueue.push(new URL('/sitemap.xml', start).toString());
   const sitemapSeen = new Set<string>();
+  const maxSitemapBytes = options.maxSitemapBytes ?? MAX_SITEMAP_BYTES;
   while (sitemapQueue.length && sitemapSeen.size < 20 && timeLeft() > 0) {
     const sm = sitemapQueue.shift()!;
     if (sitemapSeen.has(sm)) continue;
     sitemapSeen.add(sm);
     try {
       const res = await get(sm, { maxBytes: 10 * 1024 * 1024, maxRedirects: 3 });
-      if (res.status !== 200) continue;
-      const parsed = xml.parse(res.body.toString('utf8')) as Record<string, unknown>;
+      if (res.status !== 200) {
+        if (guessed && sitemapSeen.size === 1) sitemapQueue.push(new URL('/sitemap.xml.gz', start).toString());
+        continue;
+      }
+      let text: string;
+      try {
+        text = await sitemapText(res.body, maxSitemapBytes);
+      } catch (e) {
+        const tooBig = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError;
+        const cap = maxSitemapBytes >= 1024 * 1024 ? `${Math.round(maxSitemapBytes / 1024 / 1024)} MB` : `${Math.round(maxSitemapBytes / 1024)} KB`;
+        skip(sm, 'failed', tooBig ? `the sitemap unpacks to more than ${cap}` : 'the gzipped sitemap is damaged');
+        continue;
+      }
+      const parsed = xml.parse(text) as Record<string, unknown>;
       const list = (v: unknown): { loc?: unknown }[] => (Array.isArray(v) ? v : v ? [v] : []) as { loc?: unknown }[];
       const urlset = parsed.urlset as { url?: unknown } | undefined;
       const index = parsed.sitemapindex as { sitemap?: unknown } | undefined;

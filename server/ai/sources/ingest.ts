@@ -160,7 +160,7 @@ const passageKey = (p: { url: string | null; question: string | null; text: stri
  * row (its id, so answers keep citing it; its feedback weight, counts and vector); the others are
  * removed or added. Called in the refresh's transaction.
  */
-async function replacePassages(tx: Tx, accountId: string, sourceId: string, chunks: Chunk[]): Promise<void> {
+export async function replacePassages(tx: Tx, accountId: string, sourceId: string, chunks: Chunk[]): Promise<void> {
   const old = await tx
     .select({ id: aiPassages.id, url: aiPassages.url, question: aiPassages.question, text: aiPassages.text, title: aiPassages.title, heading: aiPassages.heading, position: aiPassages.position })
     .from(aiPassages)
@@ -183,11 +183,14 @@ async function replacePassages(tx: Tx, accountId: string, sourceId: string, chun
   });
   const gone = [...byKey.values()].flat().map((p) => p.id);
   for (let i = 0; i < gone.length; i += 1000) await tx.delete(aiPassages).where(inArray(aiPassages.id, gone.slice(i, i + 1000)));
-  for (const m of moved) {
-    await tx
-      .update(aiPassages)
-      .set({ position: m.position, title: m.title, heading: m.heading, rev: sql`nextval('ai_passages_rev_seq')` })
-      .where(eq(aiPassages.id, m.id));
+  // Moved rows in one statement per thousand (a page inserted near the top moves every row after it).
+  for (let i = 0; i < moved.length; i += 1000) {
+    const batch = JSON.stringify(moved.slice(i, i + 1000));
+    await tx.execute(sql`
+      update ${aiPassages} as p
+         set "position" = m."position", title = m.title, heading = m.heading, rev = nextval('ai_passages_rev_seq')
+        from jsonb_to_recordset(${batch}::jsonb) as m(id bigint, "position" integer, title text, heading text)
+       where p.id = m.id`);
   }
   for (let i = 0; i < fresh.length; i += 500) await tx.insert(aiPassages).values(fresh.slice(i, i + 500));
 }

@@ -2,8 +2,11 @@
  * A small website served on 127.0.0.1 for the crawler and ingestion tests (issue 17): a
  * sitemap, robots rules, a redirect loop, a huge page, a binary file, a link to another host,
  * a page found only through links, a noindex page. `hits` counts the requests per path.
+ * With `gzip`, the sitemaps are gzipped (.xml.gz): named by robots.txt ('robots') or only found at
+ * /sitemap.xml.gz ('guess'); their index also names a gzip bomb (BOMB_BYTES of zeros, packed).
  */
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 
 export interface TestSite {
@@ -18,8 +21,11 @@ export const page = (title: string, body: string, nav = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><header><nav>${nav}</nav></header><main>${body}</main><footer><p>Footer text</p></footer></body></html>`;
 
 export const HUGE_PAGE_BYTES = 300 * 1024;
+/** What the gzip bomb of the gzipped site unpacks to (it is about 5 KB packed). */
+export const BOMB_BYTES = 5 * 1024 * 1024;
+let bomb: Buffer | undefined;
 
-export async function startTestSite(options: { sitemap?: boolean } = {}): Promise<TestSite> {
+export async function startTestSite(options: { sitemap?: boolean; gzip?: 'robots' | 'guess' } = {}): Promise<TestSite> {
   const hits = new Map<string, number>();
   const pages = new Map<string, string>();
   const server = http.createServer((req, res) => {
@@ -30,6 +36,34 @@ export async function startTestSite(options: { sitemap?: boolean } = {}): Promis
       res.end(body);
     };
     if (pages.has(path)) return html(pages.get(path)!);
+    const gz = (xml: string) => {
+      res.writeHead(200, { 'content-type': 'application/gzip' });
+      res.end(gzipSync(xml));
+    };
+    if (options.gzip) {
+      switch (path) {
+        case '/robots.txt':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return res.end(`User-agent: *\nDisallow: /private/\n${options.gzip === 'robots' ? `\nSitemap: ${origin}/sitemap-index.xml.gz\n` : ''}`);
+        case '/sitemap-index.xml.gz':
+        case '/sitemap.xml.gz':
+          if ((path === '/sitemap.xml.gz') !== (options.gzip === 'guess')) break;
+          return gz(
+            `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${origin}/bomb.xml.gz</loc></sitemap><sitemap><loc>${origin}/sitemap-pages.xml.gz</loc></sitemap></sitemapindex>`,
+          );
+        case '/sitemap-pages.xml.gz':
+          return gz(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['/hours.html', '/prices.html', '/only-in-sitemap.html'].map((p) => `<url><loc>${origin}${p}</loc></url>`).join('')}</urlset>`);
+        case '/bomb.xml.gz':
+          bomb ??= gzipSync(Buffer.alloc(BOMB_BYTES, 0x20), { level: 9 });
+          res.writeHead(200, { 'content-type': 'application/x-gzip' });
+          return res.end(bomb);
+      }
+      // Only the gzipped sitemaps: /sitemap.xml and the rest answer 404.
+      if (path.startsWith('/sitemap') || path === '/bomb.xml.gz') {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        return res.end('<p>Not found</p>');
+      }
+    }
     switch (path) {
       case '/robots.txt':
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -59,6 +93,8 @@ export async function startTestSite(options: { sitemap?: boolean } = {}): Promis
         return html(page('Opening hours | Corner Bakery', '<h1>Opening hours</h1><p>We open Monday to Saturday from 7 am to 6 pm.</p><h2>Holidays</h2><p>Closed on public holidays.</p>'));
       case '/prices.html':
         return html(page('Prices | Corner Bakery', '<h1>Prices</h1><p>A sourdough loaf costs 4 euros.</p>'));
+      case '/only-in-sitemap.html':
+        return html(page('Delivery | Corner Bakery', '<h1>Delivery</h1><p>We deliver within 5 km on Saturdays.</p>'));
       case '/about.html':
         return html(page('About | Corner Bakery', '<h1>About us</h1><p>Family run since 1982, with flour from the mill next door.</p>'));
       case '/secret.html':

@@ -1,4 +1,4 @@
-/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql, 0028_ai_sources.sql, 0030_ai_answers.sql. */
+/** The AI assistant: settings, learned knowledge, assistant chats, feedback, widget hand-overs. Migrations: 0002_ai.sql, 0008_ai_review.sql, 0028_ai_sources.sql, 0030_ai_answers.sql, 0031_business_hours.sql. */
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts, conversations, messages, users } from './core.js';
@@ -217,4 +217,28 @@ export const aiAnswers = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('ai_answers_account_idx').on(t.accountId, t.createdAt), index('ai_answers_passage_idx').on(t.passageId)],
+);
+
+/**
+ * The assistant's hand-over message to a widget visitor (issue 17, migration 0031): the next opening
+ * when it was sent outside business hours, else the typical reply time, so the widget words it in
+ * the visitor's language and time zone (the message's own text is English).
+ */
+export const aiHandovers = pgTable(
+  'ai_handovers',
+  {
+    messageId: bigint('message_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    backAt: timestamp('back_at', { withTimezone: true }),
+    replySeconds: integer('reply_seconds'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ai_handovers_conversation_idx').on(t.conversationId)],
 );

@@ -16,7 +16,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { CONVERSATION_STATUSES, SENDER_TYPES } from '@parley/shared';
+import { CONVERSATION_STATUSES, SENDER_TYPES, type WeekHours } from '@parley/shared';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -42,6 +42,8 @@ export const accounts = pgTable('accounts', {
   createdAt: createdAt(),
   /** The satisfaction survey is asked in the widget (issue 13, migrations/0025_ratings_triggers.sql). */
   csatEnabled: boolean('csat_enabled').notNull().default(true),
+  /** Issue 17: opening hours per weekday in time_zone; null: always open (migrations/0031_business_hours.sql, services/businessHours.ts). */
+  businessHours: jsonb('business_hours').$type<WeekHours>(),
 });
 
 export const roles = pgTable('roles', {

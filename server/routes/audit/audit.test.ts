@@ -42,6 +42,19 @@ describe('audit log', () => {
     }
   });
 
+  it('records the assistant’s, the ratings survey’s and the widget language’s settings changes', async () => {
+    const owner = await buildAccount(t.app);
+    expect((await call(t.app, 'POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true } })).status).toBe(200);
+    expect((await call(t.app, 'PUT', '/api/vms/ratings/settings', { token: owner.token, body: { enabled: false } })).status).toBe(200);
+    expect((await call(t.app, 'PUT', '/api/vms/widget-language', { token: owner.token, body: { language: 'fr', greetings_by_language: {} } })).status).toBe(200);
+    const entries = (await log(owner.token, '?action=settings.updated')).body.data as { target: string; detail: unknown; actor: { id: number } }[];
+    expect(entries.map((e) => [e.target, e.detail, e.actor.id])).toEqual([
+      ['widget_language', { language: 'fr' }, owner.user.id],
+      ['ratings', { enabled: false }, owner.user.id],
+      ['ai_settings', { fields: ['auto_answer_enabled'] }, owner.user.id],
+    ]);
+  });
+
   it('filters by action, actor and time, and pages with limit + cursor without gaps or repeats', async () => {
     const owner = await buildAccount(t.app);
     const admin = await buildMember(t.app, owner, 'Admin');

@@ -2,7 +2,6 @@ import { and, eq, isNull, lt, or, count } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import {
   RECOVERY_CODE_COUNT,
   TWO_FACTOR_ALREADY_ON,
@@ -93,7 +92,7 @@ async function startSetup(db: Tx, box: SecretBox, user: { id: number; email: str
   const secret = new Secret({ size: 20 }).base32;
   await db.update(users).set({ totpSecret: box.seal(secret), totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, user.id));
   const otpauthUrl = totpOf(secret, user.email).toString();
-  return { secret, otpauth_url: otpauthUrl, qr: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 240 }) };
+  return { secret, otpauth_url: otpauthUrl, qr: await (await import('qrcode')).default.toDataURL(otpauthUrl, { margin: 1, width: 240 }) };
 }
 
 /** Confirms the set-up with a code from the new secret: two-factor is on, ten recovery codes made. */

@@ -16,6 +16,7 @@ import { notFound } from '../../errors.js';
 import { limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { consoleConnectSources, consoleCsp } from '../../plugins/webApp.js';
 import { escapeHtml } from '../../services/html.js';
+import { okSchema, widgetResumeDtoSchema } from '../../presenters/dtoSchemas.js';
 import { issueVisitorToken, verifyVisitorLink } from '../../services/visitorLinks.js';
 
 export const LINK_INVALID = 'This chat link is not valid or has expired';
@@ -141,6 +142,7 @@ export default async function chatLinkRoutes(fastify: FastifyInstance): Promise<
         tags: ['widget'],
         description: "Trades a reply email's signed link for a widget token of the same visitor (the hosted chat page calls it).",
         body: resumeSchema,
+        response: { 200: okSchema(widgetResumeDtoSchema) },
       },
       preValidation: limitNewVisitor,
     },

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, call, everyoneOffline } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 import { settleJobs } from '../../test/jobs.js';
-import { callMultipart } from '../../test/multipart.js';
+import { askAssistant } from '../../test/assistant.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ask = (token: string, message: string) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { message } });
+const ask = (token: string, message: string) => askAssistant(t.app, token, message);
 const reply = async (token: string, visitorId: string, message: string) => {
   const res = await call(t.app, 'POST', '/api/vms/messages', { token, body: { visitor_id: visitorId, message } });
   // Learning runs as a background job: wait until the queue has taken it (bounded).

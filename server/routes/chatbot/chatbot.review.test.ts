@@ -5,7 +5,7 @@ import { assignConversation, buildChattingVisitor, type TestVisitor } from '../.
 import { buildAccount, buildMember, call, everyoneOffline } from '../../test/factories.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { settleJobs } from '../../test/jobs.js';
-import { callMultipart } from '../../test/multipart.js';
+import { askAssistant, rateAssistant } from '../../test/assistant.js';
 
 /**
  * Issue 11 findings 2 and 3, issue 12 item 14: what the assistant learns is safe to reuse and
@@ -19,9 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ask = (token: string, message: string) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { message } });
-const rate = (token: string, messageId: number, feedback: string) =>
-  callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { feedback, message_id: String(messageId) } });
+const ask = (token: string, message: string) => askAssistant(t.app, token, message);
+const rate = (token: string, messageId: number, feedback: string) => rateAssistant(t.app, token, messageId, feedback);
 const settings = (token: string, body: Record<string, unknown>) => call(t.app, 'POST', '/api/chatbot/settings', { token, body });
 const knowledge = (token: string, query = '') => call(t.app, 'GET', `/api/chatbot/knowledge${query}`, { token });
 

@@ -6,7 +6,7 @@ import { answer, approvedOnly } from '../../ai/engine.js';
 import { aiPassages, aiSources } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
-import { callMultipart } from '../../test/multipart.js';
+import { askAssistant, rateAssistant } from '../../test/assistant.js';
 
 // Issue 17: the assistant answers from the business's own sources (rows of ai_sources and
 // ai_passages, written here directly: ingestion has its own tests), cites them, takes feedback on
@@ -17,9 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ask = (token: string, message: string) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { message } });
-const rate = (token: string, messageId: number, feedback: string) =>
-  callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { feedback, message_id: String(messageId) } });
+const ask = (token: string, message: string) => askAssistant(t.app, token, message);
+const rate = (token: string, messageId: number, feedback: string) => rateAssistant(t.app, token, messageId, feedback);
 
 interface Seeded {
   siteId: string;

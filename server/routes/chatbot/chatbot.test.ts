@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_MAX_BYTES, CHAT_IMAGE_TOO_LARGE, MESSAGE_REQUIRED, NOT_AN_IMAGE } from '@parley/shared';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../../test/factories.js';
+import { askAssistant } from '../../test/assistant.js';
 import { callMultipart, pngFile, TINY_PNG } from '../../test/multipart.js';
 import { FEEDBACK_INVALID, MESSAGE_ID_INVALID, THRESHOLD_INVALID } from './chatbot.js';
 
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ask = (token: string, message: string) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields: { message } });
+const ask = (token: string, message: string) => askAssistant(t.app, token, message);
 const rate = (token: string, fields: Record<string, string>) => callMultipart(t.app, 'POST', '/api/chatbot/message', { token, fields });
 
 describe('authentication', () => {

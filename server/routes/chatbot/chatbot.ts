@@ -1,4 +1,4 @@
-import { hasProfessional } from '../../billing/limits.js';
+import { assertAssistantPlan, hasProfessional } from '../../billing/limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -13,12 +13,28 @@ import {
 } from '@parley/shared';
 import { history, learningProgress, popularQuestions, rateAnswer, sendToAssistant } from '../../ai/assistant.js';
 import { insights } from '../../ai/insights.js';
-import { fromCursor, knowledgeCounts, listKnowledge, listPendingFeedback, PAGE_DEFAULT, PAGE_MAX, reviewFeedback, reviewKnowledge } from '../../ai/review.js';
+import { knowledgeCounts, listKnowledge, listPendingFeedback, reviewFeedback, reviewKnowledge } from '../../ai/review.js';
+import { idAfter, PAGE_DEFAULT, pageQuery } from '../../presenters/page.js';
 import { autoAnswerFigures, getAiSettings, saveAiSettings } from '../../ai/visitors.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
+import {
+  aiSettingsDtoSchema,
+  chatbotChatSchema,
+  chatbotFeedbackAnswerSchema,
+  chatbotInsightsAnswerSchema,
+  chatbotSettingsAnswerSchema,
+  feedbackReviewDtoSchema,
+  knowledgeCountsDtoSchema,
+  knowledgeDtoSchema,
+  okSchema,
+  pageSchema,
+  pendingFeedbackDtoSchema,
+} from '../../presenters/dtoSchemas.js';
+import type { Actor } from '../../policies/actor.js';
 import { authorize, can } from '../../policies/index.js';
+import { audit } from '../../services/audit.js';
 
 const secured = { security: [{ bearer: [] }] };
 const tags = ['chatbot'];
@@ -26,7 +42,6 @@ const tags = ['chatbot'];
 export const FEEDBACK_INVALID = 'Feedback must be helpful, partially_helpful or not_helpful';
 export const MESSAGE_ID_INVALID = 'message_id must be a message id';
 export { THRESHOLD_INVALID } from '@parley/shared';
-export const LIMIT_INVALID = `limit must be a whole number from 1 to ${PAGE_MAX}`;
 
 /** The multipart (or JSON) form of POST /chatbot/message: a message and/or image, or a feedback. */
 export const chatbotForm = z.object({
@@ -40,20 +55,14 @@ export const chatbotForm = z.object({
     .optional(),
 });
 
-const pageQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^[1-9]\d{0,2}$/, { error: LIMIT_INVALID })
-    .transform(Number)
-    .refine((n) => n <= PAGE_MAX, { error: LIMIT_INVALID })
-    .optional(),
-  cursor: z.string().max(40).optional(),
-});
 const knowledgeQuery = pageQuery.extend({
   status: z.enum(['pending', 'approved', 'rejected'], { error: 'Status must be pending, approved or rejected' }).default('pending'),
 });
 const feedbackDecision = z.object({ decision: z.enum(['confirm', 'dismiss'], { error: 'Decision must be confirm or dismiss' }) }).strict();
 const idParams = z.object({ id: z.string() });
+
+/** Owner/Admin only, checked before the body is (an Agent is refused whatever it sends). */
+const aiManage = async (request: { actor: Actor }) => authorize(request.actor, 'ai.manage');
 
 /** A row id from the path; anything that is not a positive bigint is simply not found. */
 function parseId(raw: string, what: string): number {
@@ -66,7 +75,7 @@ function parseId(raw: string, what: string): number {
 export default async function chatbotRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/chatbot/history', { schema: { tags, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/chatbot/history', { schema: { tags, response: { 200: chatbotChatSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     const { actor } = request;
     return {
       message: 'success',
@@ -76,9 +85,9 @@ export default async function chatbotRoutes(fastify: FastifyInstance): Promise<v
     };
   });
 
-  app.post('/chatbot/message', { schema: { tags, ...secured }, onRequest: authenticate }, async (request, reply) => {
+  app.post('/chatbot/message', { schema: { tags, response: { 200: chatbotFeedbackAnswerSchema, 201: chatbotChatSchema }, ...secured }, onRequest: authenticate }, async (request, reply) => {
     // The assistant is part of Professional (and its trial); Starter keeps its history readable.
-    if (!(await hasProfessional(app.db, request.actor.accountId, new Date()))) throw new HttpError(403, AI_NEEDS_PROFESSIONAL);
+    await assertAssistantPlan(app.db, request.actor.accountId);
     const form = await readForm(request, { fileField: 'image', maxBytes: CHAT_IMAGE_MAX_BYTES, tooLargeMessage: CHAT_IMAGE_TOO_LARGE });
     const input = parseOrThrow(chatbotForm, form.fields);
     const { actor } = request;
@@ -97,12 +106,12 @@ export default async function chatbotRoutes(fastify: FastifyInstance): Promise<v
     });
   });
 
-  app.get('/chatbot/insights', { schema: { tags, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/chatbot/insights', { schema: { tags, response: { 200: chatbotInsightsAnswerSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     return { message: 'success', insights: await insights(app.db, request.actor) };
   });
 
   /** Settings, the figures beside them, and the plan's gate, readable by everyone (Agents read only). */
-  app.get('/chatbot/settings', { schema: { tags, ...secured }, onRequest: authenticate }, async (request) => {
+  app.get('/chatbot/settings', { schema: { tags, response: { 200: chatbotSettingsAnswerSchema }, ...secured }, onRequest: authenticate }, async (request) => {
     const { actor } = request;
     const available = await hasProfessional(app.db, actor.accountId, new Date());
     const manage = can(actor, 'ai.manage');
@@ -116,41 +125,37 @@ export default async function chatbotRoutes(fastify: FastifyInstance): Promise<v
     };
   });
 
-  app.post('/chatbot/settings', { schema: { tags, body: aiSettingsSchema, ...secured }, onRequest: authenticate }, async (request) => {
+  app.post('/chatbot/settings', { schema: { tags, body: aiSettingsSchema, response: { 200: okSchema(aiSettingsDtoSchema) }, ...secured }, onRequest: authenticate }, async (request) => {
     authorize(request.actor, 'ai.manage');
-    return { message: 'success', data: await saveAiSettings(app.db, request.actor.accountId, request.body) };
+    const data = await saveAiSettings(app.db, request.actor.accountId, request.body);
+    await audit(request, 'settings.updated', 'ai_settings', { fields: Object.keys(request.body) });
+    return { message: 'success', data };
   });
 
   /** The review queue: learned knowledge by status, newest first (limit + cursor). */
-  app.get('/chatbot/knowledge', { schema: { tags, ...secured }, onRequest: authenticate }, async (request) => {
-    authorize(request.actor, 'ai.manage');
-    const q = parseOrThrow(knowledgeQuery, request.query ?? {});
-    const page = await listKnowledge(app.db, request.actor, { status: q.status, limit: q.limit ?? PAGE_DEFAULT, cursor: fromCursor(q.cursor) });
+  app.get('/chatbot/knowledge', { schema: { tags, querystring: knowledgeQuery, response: { 200: pageSchema(knowledgeDtoSchema).extend({ total: z.number(), counts: knowledgeCountsDtoSchema }) }, ...secured }, onRequest: [authenticate, aiManage] }, async (request) => {
+    const q = request.query;
+    const page = await listKnowledge(app.db, request.actor, { status: q.status, limit: q.limit ?? PAGE_DEFAULT, cursor: idAfter(q.cursor) });
     const counts = await knowledgeCounts(app.db, request.actor.accountId);
     return { message: 'success', ...page, total: counts[q.status], counts };
   });
 
   /** Approve, edit or reject one piece of knowledge. */
-  app.patch('/chatbot/knowledge/:id', { schema: { tags, params: idParams, ...secured }, onRequest: authenticate }, async (request) => {
-    authorize(request.actor, 'ai.manage');
+  app.patch('/chatbot/knowledge/:id', { schema: { tags, params: idParams, body: knowledgeChangeSchema, response: { 200: okSchema(knowledgeDtoSchema) }, ...secured }, onRequest: [authenticate, aiManage] }, async (request) => {
     const id = parseId(request.params.id, 'Knowledge not found');
-    const change = parseOrThrow(knowledgeChangeSchema, request.body ?? {});
-    return { message: 'success', data: await reviewKnowledge(app.db, request.actor, id, change) };
+    return { message: 'success', data: await reviewKnowledge(app.db, request.actor, id, request.body) };
   });
 
   /** Agents' ratings waiting for an owner/Admin (limit + cursor). */
-  app.get('/chatbot/feedback', { schema: { tags, ...secured }, onRequest: authenticate }, async (request) => {
-    authorize(request.actor, 'ai.manage');
-    const q = parseOrThrow(pageQuery, request.query ?? {});
-    const page = await listPendingFeedback(app.db, request.actor, { limit: q.limit ?? PAGE_DEFAULT, cursor: fromCursor(q.cursor) });
+  app.get('/chatbot/feedback', { schema: { tags, querystring: pageQuery, response: { 200: pageSchema(pendingFeedbackDtoSchema).extend({ total: z.number() }) }, ...secured }, onRequest: [authenticate, aiManage] }, async (request) => {
+    const q = request.query;
+    const page = await listPendingFeedback(app.db, request.actor, { limit: q.limit ?? PAGE_DEFAULT, cursor: idAfter(q.cursor) });
     const counts = await knowledgeCounts(app.db, request.actor.accountId);
     return { message: 'success', ...page, total: counts.pending_feedback };
   });
 
-  app.post('/chatbot/feedback/:id', { schema: { tags, params: idParams, ...secured }, onRequest: authenticate }, async (request) => {
-    authorize(request.actor, 'ai.manage');
+  app.post('/chatbot/feedback/:id', { schema: { tags, params: idParams, body: feedbackDecision, response: { 200: okSchema(feedbackReviewDtoSchema) }, ...secured }, onRequest: [authenticate, aiManage] }, async (request) => {
     const id = parseId(request.params.id, 'Feedback not found');
-    const { decision } = parseOrThrow(feedbackDecision, request.body ?? {});
-    return { message: 'success', data: await reviewFeedback(app.db, request.actor, id, decision) };
+    return { message: 'success', data: await reviewFeedback(app.db, request.actor, id, request.body.decision) };
   });
 }

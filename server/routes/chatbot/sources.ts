@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  AI_NEEDS_PROFESSIONAL,
   type AiPassageDto,
   aiSourceUrlSchema,
   SOURCE_FILE_MAX_BYTES,
@@ -13,18 +12,17 @@ import {
 } from '@parley/shared';
 import { parseFaqCsv, SourceFormatError } from '../../ai/sources/extract.js';
 import { presentSource, scheduleRefresh, sourceJobKey, sourceSettings, startSourcesSweep } from '../../ai/sources/ingest.js';
-import { hasProfessional } from '../../billing/limits.js';
+import { assertAssistantPlan } from '../../billing/limits.js';
 import { aiPassages, aiSources } from '../../db/schema.js';
 import { HttpError, notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { readForm } from '../../plugins/uploads.js';
 import { authorize } from '../../policies/index.js';
 import { audit } from '../../services/audit.js';
-import { decodeKey, encodeKey, pageQuery } from '../../presenters/page.js';
+import { decodeKey, encodeKey, PAGE_DEFAULT, pageQuery } from '../../presenters/page.js';
 import { aiPassageDtoSchema, aiSourceDtoSchema, okSchema, pageSchema } from '../../presenters/dtoSchemas.js';
 import { checkUrl } from '../../services/outbound.js';
 import type { Actor } from '../../policies/actor.js';
-import { PAGE_DEFAULT } from '../../ai/review.js';
 
 /**
  * Issue 17: the assistant's knowledge sources, Owner/Admin only ('ai.manage'): a website (crawled
@@ -60,7 +58,7 @@ export default async function sourceRoutes(fastify: FastifyInstance): Promise<vo
   /** Owner/Admin, and (to add or refresh) the plan that has the assistant. */
   const manage = async (actor: Actor, change: boolean) => {
     authorize(actor, 'ai.manage');
-    if (change && !(await hasProfessional(app.db, actor.accountId, new Date()))) throw new HttpError(403, AI_NEEDS_PROFESSIONAL);
+    if (change) await assertAssistantPlan(app.db, actor.accountId);
   };
 
   const findSource = async (actor: Actor, id: string) => {

@@ -12,6 +12,8 @@ import { HttpError, notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { presentSubscription } from '../../presenters/subscription.js';
+import { paymentInitAnswerSchema, paymentVerificationAnswerSchema } from '../../presenters/dtoSchemas.js';
+import type { PaymentVerificationAnswer } from '@parley/shared';
 import { publicBase } from '../integration/integration.js';
 
 const secured = { security: [{ bearer: [] }] };
@@ -33,7 +35,7 @@ const referenceParams = z.object({ reference: z.string().max(200) });
 const paymentNotFound = () => notFound('Payment not found');
 
 /** The verify-payment answer for a settled (or still pending) payment. */
-function verifyAnswer({ payment, subscription }: Settlement) {
+function verifyAnswer({ payment, subscription }: Settlement): PaymentVerificationAnswer {
   if (payment.status === 'success' && subscription) {
     return { status: 'success', message: 'Payment verified successfully', reference: payment.reference, subscription: presentSubscription(subscription) };
   }
@@ -52,7 +54,7 @@ export default async function paymentsRoutes(fastify: FastifyInstance): Promise<
 
   app.post(
     '/initialize-payment',
-    { schema: { tags: ['billing'], body: initializeSchema, ...secured }, onRequest: authenticate },
+    { schema: { tags: ['billing'], body: initializeSchema, response: { 200: paymentInitAnswerSchema }, ...secured }, onRequest: authenticate },
     async (request) => {
       authorize(request.actor, 'billing.manage');
       const base = publicBase(request);
@@ -64,13 +66,13 @@ export default async function paymentsRoutes(fastify: FastifyInstance): Promise<
         currency: app.config.paystack.currency,
         callbackUrl: `${base}/subscription`,
       });
-      return { status: 'success', message: 'Authorization URL created', authorization_url: authorizationUrl, reference };
+      return { status: 'success' as const, message: 'Authorization URL created', authorization_url: authorizationUrl, reference };
     },
   );
 
   app.get(
     '/verify-payment/:reference',
-    { schema: { tags: ['billing'], params: referenceParams, ...secured }, onRequest: authenticate },
+    { schema: { tags: ['billing'], params: referenceParams, response: { 200: paymentVerificationAnswerSchema }, ...secured }, onRequest: authenticate },
     async (request) => {
       authorize(request.actor, 'billing.manage');
       const { reference } = request.params;

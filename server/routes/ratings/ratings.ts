@@ -6,6 +6,7 @@ import { accounts, conversations, ratings, users } from '../../db/schema.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { authorize } from '../../policies/index.js';
+import { audit } from '../../services/audit.js';
 import { visibleConversations } from '../../policies/conversations.js';
 import { rooms } from '../../realtime/audience.js';
 import { averageOf, rateConversation, ratingDue, ratingState } from './rate.js';
@@ -59,6 +60,7 @@ export async function consoleRatingRoutes(fastify: FastifyInstance): Promise<voi
       .set({ csatEnabled: request.body.enabled })
       .where(eq(accounts.id, request.actor.accountId))
       .returning({ enabled: accounts.csatEnabled });
+    await audit(request, 'settings.updated', 'ratings', { enabled: request.body.enabled });
     return { message: 'success', data: { enabled: row?.enabled ?? request.body.enabled } };
   });
 

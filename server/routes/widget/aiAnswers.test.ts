@@ -134,13 +134,15 @@ describe('Talk to a person', () => {
 
     const res = await handover(visitor);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ handover: true, reply_time: 'Our team usually replies in a few minutes.', typical_reply_seconds: 240 });
+    expect(res.body.data).toEqual({ handover: true, reply_time: 'Our team usually replies in a few minutes.', typical_reply_seconds: 240, back_at: null });
     const [after] = await db.select().from(conversations).where(eq(conversations.visitorId, visitor.id));
     expect(after!.assigneeId).toBe(agent.id);
     const [state] = await db.select().from(aiConversations).where(eq(aiConversations.conversationId, after!.id));
     expect(state!.handover).toBe(true);
     const msgs = await widgetMessages(visitor);
-    expect(msgs.at(-1)).toMatchObject({ sender_type: 'bot', message: `${HANDOVER_MESSAGE} Our team usually replies in a few minutes.` });
+    // The widget words it in the visitor's language from `ai.handover` (no vote, no citation on it).
+    expect(msgs.at(-1)).toMatchObject({ sender_type: 'bot', message: `${HANDOVER_MESSAGE} Our team usually replies in a few minutes.`, ai: { citation: null, vote: null, handover: { back_at: null, reply_seconds: 240 } } });
+    expect((await vote(visitor, msgs.at(-1)!.id, 'helpful')).status).toBe(404); // a hand-over is no answer to vote on
     const lines = await db.select({ m: messages.message }).from(messages).where(eq(messages.conversationId, after!.id));
     expect(lines.map((l) => l.m)).toContain('The conversation was assigned to Agent One (round robin)');
 
@@ -170,9 +172,11 @@ describe('Talk to a person', () => {
 
   it('words the typical reply time', () => {
     expect(replyTimeText(90)).toBe('Our team usually replies in a few minutes.');
-    expect(replyTimeText(22 * 60)).toBe('Our team usually replies in about 20 minutes.');
-    expect(replyTimeText(3 * 3600)).toBe('Our team usually replies in about 3 hours.');
-    expect(replyTimeText(3 * 86400)).toBe('Our team usually replies in about 3 days.');
+    expect(replyTimeText(10 * 60)).toBe('Our team usually replies in a few minutes.');
+    expect(replyTimeText(22 * 60)).toBe('Our team usually replies in under an hour.');
+    expect(replyTimeText(3 * 3600)).toBe('Our team usually replies in a few hours.');
+    expect(replyTimeText(25 * 3600)).toBe('Our team usually replies in a day.');
+    expect(replyTimeText(3 * 86400)).toBe('Our team usually replies in a few days.');
   });
 });
 

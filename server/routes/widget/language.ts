@@ -6,6 +6,7 @@ import { parseOrThrow } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { authorize } from '../../policies/index.js';
 import { okSchema, widgetLanguageDtoSchema } from '../../presenters/dtoSchemas.js';
+import { audit } from '../../services/audit.js';
 
 const secured = { security: [{ bearer: [] }] };
 
@@ -36,6 +37,7 @@ export default async function widgetLanguageRoutes(app: FastifyInstance): Promis
       .values({ accountId: request.actor.accountId, ...values })
       .onConflictDoUpdate({ target: widgetSettings.accountId, set: values })
       .returning({ language: widgetSettings.language, greetingsByLanguage: widgetSettings.greetingsByLanguage });
+    await audit(request, 'settings.updated', 'widget_language', { language: input.language });
     return { message: 'success', data: present(row) };
   });
 }

@@ -1,9 +1,9 @@
-import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { visitors } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, type TestOwner } from '../../test/factories.js';
 import { listen } from '../../test/sockets.js';
+import { callFrom } from '../../test/httpFrom.js';
 
 /**
  * The widget's public calls are limited per IP, per visitor and per widget key (PRODUCT.md
@@ -18,42 +18,16 @@ interface Reply {
 }
 
 /** A real HTTP call from a chosen local source address. */
-function send(base: string, from: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Reply> {
-  const url = new URL(path, base);
-  const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method,
-        localAddress: from,
-        agent: false,
-        headers: {
-          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
-          ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          const ra = res.headers['retry-after'];
-          resolve({ status: res.statusCode ?? 0, body, retryAfter: Array.isArray(ra) ? ra[0] : ra });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+async function send(base: string, from: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Reply> {
+  const a = await callFrom(base, from, method, path, opts);
+  let body: unknown = a.text;
+  try {
+    body = JSON.parse(a.text);
+  } catch {
+    /* not JSON */
+  }
+  const ra = a.headers['retry-after'];
+  return { status: a.status, body, retryAfter: Array.isArray(ra) ? ra[0] : ra };
 }
 
 let t: TestApp | undefined;

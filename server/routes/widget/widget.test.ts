@@ -361,6 +361,21 @@ describe('POST /api/widget/events', () => {
     expect(failed!.detail).toBe('socket refused');
   });
 
+  it('takes the report as text/plain JSON too (no CORS preflight on the host page), under the same JSON rules', async () => {
+    const o = await buildAccount(t.app);
+    const plain = (payload: string) => t.app.inject({ method: 'POST', url: '/api/widget/events', payload, headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example' } });
+    const res = await plain(JSON.stringify({ unique_code: o.widgetKey, load_id: 'load-plain1', kind: 'connect' }));
+    expect(res.statusCode).toBe(202);
+    expect(res.headers['access-control-allow-origin']).toBe('https://shop.example');
+    expect((await loadsOf(o.user.account_id)).map((r) => [r.id, r.status])).toEqual([['load-plain1', 'Active']]);
+    const broken = await plain('{"unique_code":');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ message: 'The request body is not valid JSON' });
+    // Only this call: the other widget calls still read text/plain as text (refused by their schemas).
+    const visitor = await t.app.inject({ method: 'POST', url: '/api/widget/visitors', payload: JSON.stringify({ unique_code: o.widgetKey }), headers: { 'content-type': 'text/plain' } });
+    expect(visitor.statusCode).not.toBe(201);
+  });
+
   it('answers 404 for an unknown key and records nothing', async () => {
     const res = await event({ unique_code: 'nope', load_id: 'load-xxxx1', kind: 'load' });
     expect(res.status).toBe(404);

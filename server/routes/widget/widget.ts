@@ -1,5 +1,6 @@
-import { eq, } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   CHAT_IMAGE_MAX_BYTES,
@@ -16,10 +17,15 @@ import { createVisitor } from '../../commands/createVisitor.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
-import { accounts, conversations, widgetLoads } from '../../db/schema.js';
+import { decodeCursor } from '../../db/commitCursor.js';
+import { accounts, conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
+import { parseJsonBody } from '../../plugins/bodyParsers.js';
 import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
+import { bearerToken } from '../../plugins/auth.js';
+import { visitorVisibleMessages } from '../../policies/messages.js';
+import { hashToken } from '../../services/secrets.js';
 import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
@@ -35,6 +41,61 @@ async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
   if (!account) throw notFound('Unknown widget');
   requestAccount(account.id, { widgetKey }); // this request's and the key's next database calls wait in the account's lane
   return account.id;
+}
+
+/**
+ * A poll's cheap check (issue 15), one prepared statement per database: the visitor of the token,
+ * and whether any message it may see committed since the cursor's snapshot (db/commitCursor.ts:
+ * the rows the full read would return). No transaction, no snapshot, no rows read.
+ */
+const pollChecks = new WeakMap<Db, ReturnType<typeof preparePollCheck>>();
+function preparePollCheck(db: Db) {
+  const snapshot = sql`${sql.placeholder('snapshot')}::pg_snapshot`;
+  const xactId = sql`${messages}.${sql.identifier('xact_id')}`;
+  return db
+    .select({
+      visitor: visitors,
+      // Names in full: drizzle leaves the table out of a one-table select's columns.
+      fresh: sql<boolean>`exists (select 1 from ${conversations} join ${messages} on "messages"."conversation_id" = "conversations"."id"
+        where "conversations"."visitor_id" = "visitors"."id" and ${visitorVisibleMessages()}
+        and ${xactId} >= pg_snapshot_xmin(${snapshot}) and not pg_visible_in_snapshot(${xactId}, ${snapshot}))`,
+    })
+    .from(visitors)
+    .where(eq(visitors.tokenHash, sql.placeholder('hash')))
+    .limit(1)
+    .prepare('parley_widget_poll_check');
+}
+
+/** A weak validator per cursor: the answer "nothing new since this cursor" is the same until something commits. */
+const etagOf = (cursor: string) => `W/"${createHash('sha256').update(cursor).digest('base64url').slice(0, 22)}"`;
+
+/**
+ * onRequest of GET /widget/messages: a poll with only a cursor (the widget's every poll after its
+ * first load) is answered "nothing new" from the cheap check, as 304 to a client that holds that
+ * answer (If-None-Match) or as an empty page that keeps the same cursor (so the next poll asks the
+ * same URL and a browser revalidates it). A poll with something new, or any other call, goes on
+ * to the full read with the visitor already known. An unknown token takes the usual way (a reply
+ * email's token, or 401).
+ */
+async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const query = request.query as Record<string, unknown>;
+  const cursor = typeof query.cursor === 'string' && Object.keys(query).length === 1 ? query.cursor : undefined;
+  const snapshot = cursor ? decodeCursor(cursor) : null;
+  const token = bearerToken(request.headers.authorization);
+  if (!cursor || !snapshot || !token) return authenticateVisitor(request);
+  const db = request.server.db;
+  let check = pollChecks.get(db);
+  if (!check) pollChecks.set(db, (check = preparePollCheck(db)));
+  const tokenHash = hashToken(token);
+  const [row] = await check.execute({ hash: tokenHash, snapshot });
+  if (!row) return authenticateVisitor(request);
+  requestAccount(row.visitor.accountId, { tokenHash });
+  request.visitor = row.visitor;
+  if (row.fresh) return;
+  const etag = etagOf(cursor);
+  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.send({ message: 'success', data: [], next_cursor: cursor, has_more: false });
 }
 
 /** The widget's own calls (PRODUCT.md section 4): public, or with the visitor's own token. */
@@ -62,7 +123,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
 
   app.get(
     '/widget/messages',
-    { schema: { tags: ['widget'], querystring: sinceIdQuery, response: { 200: messageListSchema }, ...visitorSecured }, onRequest: authenticateVisitor },
+    { schema: { tags: ['widget'], querystring: sinceIdQuery, response: { 200: messageListSchema }, ...visitorSecured }, onRequest: pollOrAuthenticate },
     async (request) => {
       const { data, nextCursor, hasMore } = await listMessages(app.db, request.query, async (tx) => {
         const [conversation] = await tx.select().from(conversations).where(eq(conversations.visitorId, request.visitor.id));
@@ -107,23 +168,30 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     },
   );
 
-  app.post('/widget/events', { schema: { tags: ['widget'], body: widgetEventSchema, response: { 202: successSchema } } }, async (request, reply) => {
-    const { unique_code: key, load_id: id, kind, detail } = request.body;
-    const accountId = await accountIdForKey(app.db, key);
-    const status = EVENT_STATUS[kind];
-    const row = { id, accountId, status, detail };
-    if (kind === 'load') {
-      // A load never downgrades a load that already connected or failed.
-      await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
-    } else {
-      await app.db
-        .insert(widgetLoads)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [widgetLoads.accountId, widgetLoads.id],
-          set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
-        });
-    }
-    return reply.status(202).send({ message: 'success' });
+  // The loader posts its reports as text/plain JSON too: a CORS "simple" request, so the host page
+  // sends no preflight before each (the call is public, no credentials: nothing for a preflight to guard).
+  await app.register(async (plain) => {
+    plain.removeContentTypeParser('text/plain');
+    plain.addContentTypeParser('text/plain', { parseAs: 'buffer' }, parseJsonBody);
+    const scope = plain.withTypeProvider<ZodTypeProvider>();
+    scope.post('/widget/events', { schema: { tags: ['widget'], body: widgetEventSchema, response: { 202: successSchema } } }, async (request, reply) => {
+      const { unique_code: key, load_id: id, kind, detail } = request.body;
+      const accountId = await accountIdForKey(app.db, key);
+      const status = EVENT_STATUS[kind];
+      const row = { id, accountId, status, detail };
+      if (kind === 'load') {
+        // A load never downgrades a load that already connected or failed.
+        await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
+      } else {
+        await app.db
+          .insert(widgetLoads)
+          .values(row)
+          .onConflictDoUpdate({
+            target: [widgetLoads.accountId, widgetLoads.id],
+            set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
+          });
+      }
+      return reply.status(202).send({ message: 'success' });
+    });
   });
 }

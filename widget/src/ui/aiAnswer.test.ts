@@ -1,8 +1,10 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import type { PublicSettings } from '../types.js';
+import { WIDGET_LANGUAGES, isRtlLanguage } from '../../../shared/src/languages.js';
 import * as AiAnswer from './aiAnswer.js';
-import { aiTexts } from './aiAnswer.js';
+import { AI_EN, AI_KEYS, aiTexts, backText, handoverText, loadAiTexts, parseAiTexts } from './aiAnswer.js';
+import { AI_TABLE } from './aiTexts.js';
 import type { ChatMessage } from './merge.js';
 import { View } from './render.js';
 
@@ -86,9 +88,83 @@ describe("the assistant's answer in the widget", () => {
     expect(row.querySelector('.fb')).toBeNull();
   });
 
-  it('speaks the visitor\'s language where translated, English otherwise', () => {
-    expect(aiTexts('de').person).toBe('Mit einem Menschen sprechen');
-    expect(aiTexts('pt-br').yes).toBe('Sim');
+  it('shows the hand-over in the visitor\'s words, with no controls, and takes "Talk to a person" off earlier answers (also after a reload)', async () => {
+    await loadAiTexts('de', '', async () => AI_TABLE.de!);
+    const host = document.createElement('div');
+    const v = new View(host.attachShadow({ mode: 'open' }), { base: '', settings, lang: 'de' });
+    v.setAi(AiAnswer);
+    const handover = { ...base, id: 7, message: "I'm asking a member of our team to take over. Our team usually replies in a few minutes.", sender_type: 'bot' as const, ai: { citation: null, vote: null, handover: { back_at: null, reply_seconds: 240 } } };
+    v.setMessages([asked, answer({ citation: null, vote: null }), handover]);
+    const [, earlier, last] = rows(host.shadowRoot!);
+    expect(last!.querySelector('.bu')!.textContent).toBe('Ich bitte ein Mitglied unseres Teams, zu übernehmen. Unser Team antwortet normalerweise innerhalb weniger Minuten.');
+    expect(last!.querySelector('.a')!.textContent).toBe('Assistent AI');
+    expect(last!.querySelector('.fb, .ci')).toBeNull();
+    expect(buttons(earlier!)).toEqual(['Ja', 'Nein']);
+  });
+});
+
+describe("the assistant's words in every language", () => {
+  it('every language the widget ships has every text, its placeholders, and English is the one built in', () => {
+    expect(Object.keys(AI_TABLE).sort()).toEqual([...WIDGET_LANGUAGES].sort());
+    expect(AI_TABLE.en).toBe(AI_EN);
+    const english = parseAiTexts(AI_EN);
+    for (const [lang, line] of Object.entries(AI_TABLE)) {
+      const values = line.split('|');
+      expect(values, lang).toHaveLength(AI_KEYS.length);
+      for (const [i, value] of values.entries()) expect(value.trim(), `${lang} ${AI_KEYS[i]}`).not.toBe('');
+      const t = parseAiTexts(line);
+      for (const k of ['backToday', 'backTomorrow', 'backOn'] as const) expect(t[k], `${lang} ${k}`).toContain('{time}');
+      expect(t.backOn, lang).toContain('{day}');
+      expect(`${t.backToday}${t.backTomorrow}`, lang).not.toContain('{day}');
+      // Translated, not English left in (names that stay the same, like "Assistant" or "Source", may).
+      if (lang !== 'en') for (const k of ['takeOver', 'soon', 'fewMinutes', 'backOn'] as const) expect(t[k], `${lang} ${k}`).not.toBe(english[k]);
+      // Right-to-left languages are written in their script.
+      if (isRtlLanguage(lang)) expect(t.takeOver, lang).toMatch(/[\u0590-\u08ff]/);
+    }
+  });
+
+  it('loads a language once; English until then, and when the module cannot be fetched', async () => {
+    const read = vi.fn(async (lang: string) => AI_TABLE[lang]!);
     expect(aiTexts('sw').person).toBe('Talk to a person');
+    expect((await loadAiTexts('sw', 'https://chat.example.com', read)).person).toBe('Ongea na mtu');
+    await loadAiTexts('sw', 'https://chat.example.com', read);
+    expect(read).toHaveBeenCalledTimes(1);
+    expect(aiTexts('sw').person).toBe('Ongea na mtu');
+    expect((await loadAiTexts('ja', '', async () => Promise.reject(new Error('offline')))).person).toBe('Talk to a person');
+    expect((await loadAiTexts('ja', '', async () => AI_TABLE.ja!)).person).toBe('担当者と話す');
+  });
+
+  it('words the typical reply time in the same steps as the server (server/ai/visitors.ts replyTimeText)', () => {
+    const t = parseAiTexts(AI_EN);
+    const said = (s: number | null) => handoverText({ back_at: null, reply_seconds: s }, t, 'en').replace("I'm asking a member of our team to take over. ", '');
+    expect([null, 90, 600, 22 * 60, 3 * 3600, 25 * 3600, 3 * 86400].map(said)).toEqual([
+      'A member of our team will answer you here as soon as they can.',
+      'Our team usually replies in a few minutes.',
+      'Our team usually replies in a few minutes.',
+      'Our team usually replies in under an hour.',
+      'Our team usually replies in a few hours.',
+      'Our team usually replies in a day.',
+      'Our team usually replies in a few days.',
+    ]);
+  });
+
+  it("says when the team is back in the visitor's language and time zone", () => {
+    const now = new Date('2026-11-27T17:00:00Z'); // Friday
+    const monday9Berlin = { back_at: '2026-11-30T08:00:00.000Z', reply_seconds: null };
+    const en = parseAiTexts(AI_EN);
+    expect(handoverText(monday9Berlin, en, 'en-GB', now, 'Europe/Berlin')).toBe("I'm asking a member of our team to take over. We're back Monday at 09:00.");
+    // The same opening, read in Tokyo (Monday 17:00) and in New York (Monday 03:00).
+    expect(backText(new Date(monday9Berlin.back_at), en, 'en-GB', now, 'Asia/Tokyo')).toBe("We're back Monday at 17:00.");
+    expect(backText(new Date(monday9Berlin.back_at), en, 'en-GB', now, 'America/New_York')).toBe("We're back Monday at 03:00.");
+    const de = parseAiTexts(AI_TABLE.de!);
+    expect(backText(new Date(monday9Berlin.back_at), de, 'de', now, 'Europe/Berlin')).toBe('Wir sind am Montag um 09:00 zurück.');
+    expect(backText(new Date('2026-11-27T19:30:00Z'), de, 'de', now, 'Europe/Berlin')).toBe('Wir sind heute um 20:30 zurück.');
+    expect(backText(new Date('2026-11-28T08:00:00Z'), de, 'de', now, 'Europe/Berlin')).toBe('Wir sind morgen um 09:00 zurück.');
+    // A week or more ahead names the date too.
+    expect(backText(new Date('2026-12-04T08:00:00Z'), de, 'de', now, 'Europe/Berlin')).toBe('Wir sind am Freitag, 4. Dezember um 09:00 zurück.');
+    // Languages that decline the weekday name it after a colon.
+    expect(backText(new Date(monday9Berlin.back_at), parseAiTexts(AI_TABLE.ru!), 'ru', now, 'Europe/Moscow')).toBe('Мы вернёмся: понедельник, 11:00.');
+    // Right to left: Arabic.
+    expect(backText(new Date(monday9Berlin.back_at), parseAiTexts(AI_TABLE.ar!), 'ar', now, 'Asia/Riyadh')).toContain('سنعود يوم الاثنين');
   });
 });

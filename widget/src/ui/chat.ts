@@ -3,7 +3,7 @@
  * fallback, unread badge and the host-page API. Entry of the UI chunk (dist/ui-<hash>.js).
  */
 import { EVENTS, POLL_INTERVAL_MS, VISITOR_SIDE_EVENTS } from '../shared.js';
-import { attachmentProblem, isImageFile, localFileFields, localUploadError } from './files.js';
+import { attachmentProblem, isImageFile, localFileFields } from './files.js';
 import type { MessageCreatedPayload, MessageDto, SendAck, TypingPayload } from '@parley/shared';
 import type { Command, EventKind, LoaderContext } from '../types.js';
 import { type Api, createApi } from './api.js';
@@ -40,7 +40,9 @@ export class Chat {
   private fullAfter = false;
   /** The last answer's next_cursor: every later sync asks only for what committed since. */
   private cursor?: string;
-  private poll?: ReturnType<typeof setInterval>;
+  private poll?: ReturnType<typeof setTimeout>;
+  /** The REST poll's next wait: 10 s, doubled up to a minute while the page is hidden (issue 15). */
+  private pollWait = POLL_INTERVAL_MS;
   private typingOff?: ReturnType<typeof setTimeout>;
   private agentTyping?: ReturnType<typeof setTimeout>;
   private reported = new Set<EventKind>();
@@ -87,7 +89,15 @@ export class Chat {
     // Issue 13: the account's proactive messages, from their own module, once the page has settled
     // (not among what a visitor downloads before the panel is usable); their seconds count from the page's load.
     setTimeout(() => this.startProactive(), PROACTIVE_AFTER_MS);
-    document.addEventListener('visibilitychange', () => this.markSeen());
+    document.addEventListener('visibilitychange', () => {
+      this.markSeen();
+      // Back in sight while polling: ask at once and poll every 10 s again.
+      if (this.poll && !document.hidden) {
+        this.stopPolling();
+        this.sync();
+        this.startPolling();
+      }
+    });
   }
 
   /** A host-page command: Parley('open' | 'close' | 'toggle' | 'identify' | 'on', ...). */
@@ -168,7 +178,7 @@ export class Chat {
       .createVisitor({ ...extra, page_url: location.href, referrer: document.referrer, locale: this.view.lang, time_zone: browserTimeZone() })
       .then((id) => {
         this.store({ ...id, ...extra });
-        this.live();
+        this.live(true);
         return this.me as Stored;
       })
       .catch((e: unknown) => {
@@ -179,9 +189,14 @@ export class Chat {
     return this.creating;
   }
 
-  /** Socket with REST catch-up; REST polling while the socket is down. */
-  private live(): void {
-    this.sync();
+  /**
+   * Socket with REST catch-up; REST polling while the socket is down. A visitor created just now
+   * has no history yet: nothing to fetch before the socket's connect, whose catch-up (or the
+   * poll's, when the socket is down) is the first sync.
+   */
+  private live(fresh = false): void {
+    if (fresh) this.historyLoaded = true;
+    else this.sync();
     if (this.socket || !this.me) {
       this.startPolling();
       return;
@@ -227,14 +242,21 @@ export class Chat {
     });
   }
 
+  /** REST polls while the socket is down: every 10 s (SPEC's cadence) while the page is seen; a hidden page's polls back off to one a minute. */
   private startPolling(): void {
     if (this.poll || !this.me) return;
-    this.poll = setInterval(() => this.sync(), POLL_INTERVAL_MS);
+    this.poll = setTimeout(() => {
+      this.poll = undefined;
+      this.sync();
+      this.pollWait = document.hidden ? Math.min(this.pollWait * 2, 60_000) : POLL_INTERVAL_MS;
+      this.startPolling();
+    }, this.pollWait);
   }
 
   private stopPolling(): void {
-    clearInterval(this.poll);
+    clearTimeout(this.poll);
     this.poll = undefined;
+    this.pollWait = POLL_INTERVAL_MS;
   }
 
   /**
@@ -292,7 +314,7 @@ export class Chat {
     // Issue 17: the first assistant answer loads how answers show (its own chunk).
     if (!this.aiLoading && incoming.some((m) => m.ai)) {
       this.aiLoading = true;
-      loadFeature(this.ctx.base, 'aiAnswer').then((mod) => {
+      loadFeature(this.ctx.base, 'aiAnswer').then((mod) => mod.withTexts(this.view.lang, this.ctx.base)).then((mod) => {
         this.view.setAi(mod);
         this.view.setMessages(this.messages);
       }, () => {
@@ -350,7 +372,7 @@ export class Chat {
     // The same rules and words as the server (it checks the bytes again): files.ts.
     const problem = attachmentProblem(file);
     if (problem) {
-      this.view.showError(localUploadError(problem, this.view.t));
+      this.view.showError(this.view.t[problem]);
       return;
     }
     this.enqueue({ message: '', image: file });

@@ -3,17 +3,7 @@
  * the file chip a document shows as (name and size, a download link), and drag-and-drop and
  * paste into the panel. Images keep their preview (render.ts).
  */
-import {
-  CHAT_FILE_TOO_LARGE,
-  CHAT_IMAGE_MAX_BYTES,
-  CHAT_IMAGE_TOO_LARGE,
-  DOCUMENT_TYPES,
-  IMAGE_MIME_TYPES,
-  NOT_AN_ALLOWED_FILE,
-  NOT_AN_IMAGE,
-  formatFileSize,
-  isDocumentType,
-} from '../shared.js';
+import { CHAT_IMAGE_MAX_BYTES, DOCUMENT_TYPES, IMAGE_MIME_TYPES, formatFileSize, isDocumentType } from '../shared.js';
 import { absolute, h, icon } from './dom.js';
 import type { ChatMessage } from './merge.js';
 
@@ -28,11 +18,14 @@ export function documentTypeOf(f: File): string {
   return DOCUMENT_TYPES[ext as keyof typeof DOCUMENT_TYPES] ?? (Object.values(DOCUMENT_TYPES) as string[]).find((t) => t === f.type) ?? '';
 }
 
-/** '' when the file may be sent, else the message to show (the server's own words). */
-export function attachmentProblem(f: File): string {
-  if (isImageFile(f)) return f.size > CHAT_IMAGE_MAX_BYTES ? CHAT_IMAGE_TOO_LARGE : '';
-  if (!documentTypeOf(f)) return f.type.startsWith('image/') ? NOT_AN_IMAGE : NOT_AN_ALLOWED_FILE;
-  return f.size > CHAT_IMAGE_MAX_BYTES ? CHAT_FILE_TOO_LARGE : '';
+/**
+ * '' when the file may be sent (the server checks the bytes again, with the same rules), else the
+ * text that says why in the visitor's language: `fileType` (not an image or one of the documents;
+ * the server's 415) or `fileSize` (over 5 MB; its 413).
+ */
+export function attachmentProblem(f: File): '' | 'fileType' | 'fileSize' {
+  if (!isImageFile(f) && !documentTypeOf(f)) return 'fileType';
+  return f.size > CHAT_IMAGE_MAX_BYTES ? 'fileSize' : '';
 }
 
 /** A pending message's file fields, so its chip shows at once. */
@@ -85,13 +78,3 @@ export function acceptDropAndPaste(zone: HTMLElement, input: HTMLElement, onFile
 
 export const FILES_CSS =
   '.fc{display:flex;align-items:center;gap:8px;padding:4px 2px;color:inherit;text-decoration:none;max-width:240px}.fc svg{width:28px;height:28px;flex:none;fill:currentColor}.fi{display:flex;flex-direction:column;min-width:0}.fn{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:600}.fs{font-size:11.5px;opacity:.75}a.fc:hover .fn{text-decoration:underline}.dz{outline:2px dashed var(--c);outline-offset:-4px}';
-
-/**
- * The visitor's words for an upload refusal (the client check's or the server's English message):
- * the type or size text in their language; any other message as it is.
- */
-export function localUploadError(message: string, t: { fileType: string; fileSize: string }): string {
-  if (message === CHAT_IMAGE_TOO_LARGE || message === CHAT_FILE_TOO_LARGE) return t.fileSize;
-  if (message === NOT_AN_IMAGE || message === NOT_AN_ALLOWED_FILE) return t.fileType;
-  return message;
-}

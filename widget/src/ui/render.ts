@@ -10,7 +10,7 @@ import { EN, isRtl, parseTexts, plural, type Texts } from './i18n.js';
 import { DOC_ICON, FILES_CSS, acceptDropAndPaste, fileChip, isDocumentMessage } from './files.js';
 import type { ChatMessage } from './merge.js';
 import { DOCUMENT_ACCEPT } from '../shared.js';
-import { PANEL_CSS } from './styles.js';
+import { PANEL_CSS, PREVIEW_CSS } from './styles.js';
 import type * as AiAnswer from './aiAnswer.js';
 
 export interface ViewHandlers {
@@ -34,8 +34,9 @@ export interface ViewOptions {
   /** The loader's bubble, taken over; created when absent (preview). */
   launcher?: HTMLButtonElement;
   /** The console's preview: always open, inert (disabled composer, close does nothing), no launcher,
-   *  both greetings at once and the onboarding's fallbacks for empty fields. */
-  preview?: boolean;
+   *  both greetings at once and the onboarding's fallbacks for empty fields (given by renderPreview,
+   *  so the visitor's UI chunk carries neither these texts nor their styles). */
+  preview?: PreviewTexts;
   handlers?: Partial<ViewHandlers>;
 }
 
@@ -52,7 +53,8 @@ export function creditOf(s: Pick<PublicSettings, 'powered_by'>): string {
 /** What the onboarding preview shows for empty fields (SPEC.md section 2; the console is English).
  *  Only the preview uses them: name, title and initial greeting are required by the server. */
 const PREVIEW = { name: 'Hi there! 👋', title: "We're here to help", status: 'Typically replies in minutes', greeting: 'Hello!',
-  followUp: 'How can we assist?', close: 'Close chat preview', input: 'Message (preview)' };
+  followUp: 'How can we assist?', close: 'Close chat preview', input: 'Message (preview)', css: PREVIEW_CSS };
+type PreviewTexts = typeof PREVIEW;
 
 export class View {
   readonly t: Texts;
@@ -101,9 +103,10 @@ export class View {
     const attachDoc = h('button', { type: 'button', class: 'ic', 'aria-label': t.attachFile, title: t.attachFile }, icon(DOC_ICON));
     const send = h('button', { type: 'submit', class: 'ic s', 'aria-label': t.send, title: t.send }, icon(ICONS.send));
     this.composer = h('form', { class: 'c' }, attach, file, attachDoc, doc, this.input, send);
-    if (opts.preview) {
+    const pv = opts.preview;
+    if (pv) {
       for (const el of [attach, attachDoc, this.input, send]) el.disabled = true;
-      this.input.setAttribute('aria-label', PREVIEW.input);
+      this.input.setAttribute('aria-label', pv.input);
     }
     attach.onclick = () => file.click();
     attachDoc.onclick = () => doc.click();
@@ -147,7 +150,7 @@ export class View {
     this.launcher.onclick = () => this.setOpen(!this.open, true);
 
     const wrap = h('div', { class: opts.preview ? 'w pv' : 'w' }, this.panel);
-    root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS + FILES_CSS), wrap);
+    root.append(h('style', {}, LAUNCHER_CSS + PANEL_CSS + FILES_CSS + (pv?.css ?? '')), wrap);
     this.applySettings(opts.settings);
     this.setOffline(!opts.settings.agent_online);
     this.setUnread(0);
@@ -161,14 +164,14 @@ export class View {
     this.launcher.style.background = s.color;
     const pv = this.opts.preview;
     const name = this.name();
-    const title = pv ? s.title.trim() || PREVIEW.title : s.title;
+    const title = pv ? s.title.trim() || pv.title : s.title;
     const avatar = s.avatar_url
       ? h('img', { class: 'av', src: absolute(this.opts.base, s.avatar_url), alt: '' })
       : h('span', { class: 'av', 'aria-hidden': 'true' }, (s.name.trim()[0] ?? (pv ? '👋' : '?')).toUpperCase());
-    const closeLabel = pv ? PREVIEW.close : this.t.close;
+    const closeLabel = pv ? pv.close : this.t.close;
     const close = h('button', { type: 'button', class: 'x', 'aria-label': closeLabel, title: closeLabel }, icon(ICONS.close));
     close.onclick = pv ? noop : () => this.setOpen(false, true);
-    const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, PREVIEW.status));
+    const names = h('div', { class: 'hn' }, h('b', {}, name), title && h('span', {}, title), pv && h('span', { class: 'st' }, pv.status));
     this.header.replaceChildren(avatar, names, this.headerExtra, close);
     this.panel.setAttribute('aria-label', name || 'Chat');
     // The default credit in the visitor's language (issue 13); a custom credit as the server says it.
@@ -181,7 +184,8 @@ export class View {
 
   /** The name shown in the header and on agent greetings (the preview's fallback when empty). */
   private name(): string {
-    return this.opts.preview ? this.settings.name.trim() || PREVIEW.name : this.settings.name;
+    const pv = this.opts.preview;
+    return pv ? this.settings.name.trim() || pv.name : this.settings.name;
   }
 
   /** Opens or closes the panel; `user` moves focus the way a keyboard user expects. */
@@ -277,10 +281,12 @@ export class View {
     const items: { key: string; sig: string; build: () => HTMLElement }[] = [];
     const greeting = (key: string, text: string) => items.push({ key, sig: name + text, build: () => this.bubble(false, name, [text]) });
     if (pv) {
-      greeting('g1', s.initial_greeting.trim() || PREVIEW.greeting);
-      greeting('g2', s.follow_up_greeting.trim() || PREVIEW.followUp);
+      greeting('g1', s.initial_greeting.trim() || pv.greeting);
+      greeting('g2', s.follow_up_greeting.trim() || pv.followUp);
     } else if (s.initial_greeting) greeting('g1', s.initial_greeting);
-    let asked = pv === true; // the preview already shows the follow-up
+    // Issue 17: once a person was asked for (a hand-over message, also after a reload), no more "Talk to a person".
+    this.handedOver ||= messages.some((m) => m.ai?.handover);
+    let asked = !!pv; // the preview already shows the follow-up
     for (const m of messages) {
       const key = m.client_id ? `c${m.client_id}` : `i${m.id}`;
       const ai = m.ai ? `${m.ai.vote}${this.handedOver}${!this.ai}` : '';
@@ -320,13 +326,7 @@ export class View {
     if (m.message) parts.push(...linkify(m.message));
     const row = this.bubble(mine, mine ? '' : (m.author_name ?? this.settings.name), parts, m.created_at);
     // Issue 17: the assistant's answer shows as the assistant's, with its source and controls.
-    if (m.sender_type === 'bot' && m.ai && m.id !== undefined && this.ai) {
-      const { mod, t } = this.ai;
-      const by = row.querySelector('.a');
-      if (by) by.replaceWith(mod.aiAuthor(t));
-      else row.prepend(mod.aiAuthor(t));
-      row.append(...mod.aiExtras(m.id, m.ai, t, this.on, this.handedOver));
-    }
+    if (m.sender_type === 'bot' && m.ai && m.id !== undefined && this.ai) this.ai.mod.decorate(row, m.id, m.ai, this.ai.t, this.on, this.handedOver, this.lang);
     if (m.state === 'pending') row.classList.add('pe');
     if (m.state === 'failed') {
       if (m.error) row.append(h('span', { class: 'r', role: 'note' }, m.error));
@@ -365,7 +365,7 @@ export class View {
 export function renderPreview(container: HTMLElement, settings: PublicSettings, opts: { base?: string; lang?: string; texts?: Texts } = {}) {
   const root = container.shadowRoot ?? container.attachShadow({ mode: 'open' });
   root.replaceChildren();
-  const view = new View(root, { base: opts.base ?? '', settings, lang: opts.lang, texts: opts.texts, preview: true });
+  const view = new View(root, { base: opts.base ?? '', settings, lang: opts.lang, texts: opts.texts, preview: PREVIEW });
   view.setMessages([]);
   view.setOpen(true);
   return {

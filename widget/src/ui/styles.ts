@@ -27,9 +27,11 @@ export const PANEL_CSS = `
 .o{display:flex;flex-direction:column;gap:8px;padding:12px;border-top:1px solid #e3e6ea}.o p{margin:0}.o label{display:flex;flex-direction:column;gap:3px;font-size:12.5px;color:#57606a}
 .o button{align-self:flex-end;border:0;border-radius:10px;padding:8px 18px;background:var(--c);color:var(--f);font:inherit;font-weight:600;cursor:pointer}
 .f{display:block;text-align:center;font-size:11px;color:#57606a;padding:6px;text-decoration:none;background:#fff}.f:hover{text-decoration:underline}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.pv{height:100%}.pv .p{position:relative;right:auto;bottom:auto;z-index:auto;width:100%;height:100%;box-sizing:border-box}.pv .c button{cursor:default}
-.st:before{content:"";display:inline-block;width:7px;height:7px;border-radius:50%;background:#3fb950;margin-inline-end:5px;vertical-align:1px}
 @media (max-width:480px){.w:not(.pv) .p{inset:0;width:100%;height:100%;border-radius:0}.l[aria-expanded=true]:not(.pvl){display:none}}
 @media (prefers-reduced-motion:reduce){.d i{animation:none}.l{transition:none}}
 `;
+
+/** The console's onboarding preview only (renderPreview passes it; the visitor's UI chunk leaves it out). */
+export const PREVIEW_CSS =
+  '.pv{height:100%}.pv .p{position:relative;right:auto;bottom:auto;z-index:auto;width:100%;height:100%;box-sizing:border-box}.pv .c button{cursor:default}' +
+  '.st:before{content:"";display:inline-block;width:7px;height:7px;border-radius:50%;background:#3fb950;margin-inline-end:5px;vertical-align:1px}';

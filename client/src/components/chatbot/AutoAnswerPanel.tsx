@@ -1,3 +1,4 @@
+import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { useAiAdmin } from '../../stores/chatbotAdmin';
 import { Banner, Button, Toggle } from '../ui';
@@ -39,7 +40,7 @@ export function AutoAnswerPanel() {
       <p className="cb-muted">
         When nobody on your team is online, the assistant can answer visitors in the chat widget. It only uses knowledge you approved, and only
         answers when it is at least as sure as the threshold below; otherwise it stays quiet and your team answers later. Visitors can always
-        ask for a human.
+        ask for a human: outside your <Link to="/settings">business hours</Link> they are told when your team is back, otherwise how soon it usually replies.
       </p>
       {!canManage && <p className="cb-readonly">Only the owner or an Admin can change these settings.</p>}
       {banner && (

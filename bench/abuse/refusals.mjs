@@ -1,0 +1,156 @@
+// The server's CPU time per refused widget call (issue 11): a figure that holds on a shared machine,
+// where latencies do not. One node on PGlite (the built server, or BENCH_ABUSE_SERVER), nothing
+// else calling it; for each kind of refusal the budget is spent first, then N refused calls are
+// sent (20 at a time, keep-alive) and the server process's user + system CPU is divided by N.
+// Usage: node bench/abuse/refusals.mjs [N=3000]
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { io } from 'socket.io-client';
+import { ROOT, freePort, sleep } from '../lib.mjs';
+
+const N = Number(process.argv[2] ?? 3000);
+const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
+const LOG_LEVEL = process.env.BENCH_ABUSE_LOG_LEVEL ?? 'info'; // the shipped default
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+}
+
+const agents = new Map();
+function call(base, method, urlPath, { from, token, json } = {}) {
+  if (!agents.has(from)) agents.set(from, new http.Agent({ keepAlive: true, maxSockets: 32, localAddress: from }));
+  const url = new URL(urlPath, base);
+  const body = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
+  const headers = { ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return new Promise((resolve) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agents.get(from) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        let parsed = null;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode, body: parsed });
+      });
+    });
+    req.on('error', () => resolve({ status: 0 }));
+    req.end(body);
+  });
+}
+
+async function pool(count, concurrency, task) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) await task(next++);
+  }));
+}
+
+/** Calls `fn` `perSecond` times a second for `seconds` (within the burst buckets: the minute's or hour's budget is spent). */
+async function paced(perSecond, seconds, fn) {
+  const all = [];
+  for (let i = 0; i < perSecond * seconds; i++) {
+    all.push(fn(i));
+    if (i % perSecond === perSecond - 1) await sleep(1000);
+  }
+  await Promise.all(all);
+}
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-refusals-'));
+const port = await freePort();
+const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', SERVER], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL, DATA_DIR: dataDir },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const base = `http://127.0.0.1:${port}`;
+try {
+  for (let i = 0; ; i++) {
+    if ((await call(base, 'GET', '/readyz', { from: '127.0.0.1' })).status === 200) break;
+    if (i > 1500 || child.exitCode !== null) throw new Error('the server did not start');
+    await sleep(200);
+  }
+  const reg = await call(base, 'POST', '/api/vms/register', { from: '127.0.0.2', json: { name: 'Shop', email: `s${Date.now()}@example.com`, password: 'Sup3r-secret!', password_confirmation: 'Sup3r-secret!' } });
+  const settings = await call(base, 'GET', '/api/vms/integration', { from: '127.0.0.2', token: reg.body.token });
+  const key = /data-widget="([^"]+)"/.exec(settings.body.script)[1];
+
+  /** Spends the budget with `spend`, then times N refused calls of `refused`. */
+  async function measure(name, spend, refused) {
+    await spend();
+    // What the accepted calls left to do (jobs, pushes) goes on for a while: wait, then measure
+    // the server's background rate and take it out of the figure.
+    await sleep(3000);
+    const idle0 = cpuMs(child.pid);
+    await sleep(2000);
+    const idleRate = (cpuMs(child.pid) - idle0) / 2000;
+    const statuses = new Map();
+    const cpu0 = cpuMs(child.pid);
+    const t0 = performance.now();
+    await pool(N, 20, async (i) => {
+      const s = await refused(i);
+      statuses.set(s, (statuses.get(s) ?? 0) + 1);
+    });
+    const ms = performance.now() - t0;
+    const cpu = cpuMs(child.pid) - cpu0 - idleRate * ms;
+    const got = [...statuses].map(([s, n]) => `${n} x ${s}`).join(', ');
+    console.log(`${name.padEnd(44)} ${(cpu / N * 1000).toFixed(0).padStart(5)} us CPU per call  (${N} calls in ${(ms / 1000).toFixed(1)} s, ${got}; background ${(idleRate * 1000).toFixed(0)} ms/s taken out)`);
+  }
+
+  // A visitor over its per-visitor budget (120 a minute), sending messages over REST.
+  const v = await call(base, 'POST', '/api/widget/visitors', { from: '127.0.0.20', json: { unique_code: key } });
+  const token = v.body.data.visitor_token;
+  await measure(
+    'message over the visitor budget (REST)',
+    () => paced(10, 13, (i) => call(base, 'POST', '/api/widget/messages', { from: `127.0.3.${(i % 200) + 1}`, token, json: { message: `m${i}` } })),
+    async (i) => (await call(base, 'POST', '/api/widget/messages', { from: `127.0.3.${(i % 200) + 1}`, token, json: { message: `spam ${i}` } })).status,
+  );
+  // One address over its new-visitor budget (100 an hour).
+  await measure(
+    'new visitor over the per-IP budget',
+    () => paced(9, 12, () => call(base, 'POST', '/api/widget/visitors', { from: '127.0.0.21', json: { unique_code: key } })),
+    async () => (await call(base, 'POST', '/api/widget/visitors', { from: '127.0.0.21', json: { unique_code: key, name: 'Bot' } })).status,
+  );
+  // One address over its per-IP budget (600 a minute).
+  await measure(
+    'any widget call over the per-IP budget',
+    () => paced(50, 13, () => call(base, 'GET', `/api/widget-settings?unique_code=${key}`, { from: '127.0.0.22' })),
+    async () => (await call(base, 'GET', `/api/widget-settings?unique_code=${key}`, { from: '127.0.0.22' })).status,
+  );
+  // Socket handshakes over the per-visitor cap (3): the connection is upgraded, then refused.
+  const keep = [];
+  for (let i = 0; i < 3; i++) {
+    const s = io(base, { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: '127.0.0.23' });
+    await new Promise((r) => s.once('connect', r));
+    keep.push(s);
+  }
+  const handshakes = Math.min(N, 1000);
+  const cpu0 = cpuMs(child.pid);
+  let refusedSockets = 0;
+  await pool(handshakes, 20, async () => {
+    const s = io(base, { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: '127.0.0.24' });
+    await new Promise((r) => {
+      s.once('connect', r);
+      s.once('connect_error', () => {
+        refusedSockets++;
+        r();
+      });
+    });
+    s.close();
+  });
+  const cpu = cpuMs(child.pid) - cpu0;
+  console.log(`${'socket handshake over the per-visitor cap'.padEnd(44)} ${(cpu / handshakes * 1000).toFixed(0).padStart(5)} us CPU per call  (${handshakes} handshakes, ${refusedSockets} refused)`);
+  for (const s of keep) s.close();
+} finally {
+  for (const a of agents.values()) a.destroy();
+  process.kill(child.pid, 'SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  await rm(dataDir, { recursive: true, force: true });
+}

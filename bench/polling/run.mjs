@@ -1,0 +1,231 @@
+// REST polling on one node: N widget visitors each polling GET /api/widget/messages?cursor=...
+// every 10 s (the widget's fallback while its socket is down), as a browser does it: the answer's
+// ETag is kept per URL and sent back as If-None-Match. A few visitors write meanwhile, so some
+// polls find something new and take the full read. Beside it in the same run:
+//   bare  plain Fastify answering the same URL with a constant page (the HTTP floor);
+//   full  Parley made to take the full read on every poll (an extra query parameter skips the
+//         cheap check), i.e. the cost of a poll before the check existed.
+// Run: node bench/polling/run.mjs   (after `npx turbo run build --filter=@parley/server`;
+// needs PostgreSQL on 127.0.0.1:5432). Options (env): BENCH_POLL_VISITORS=10000,
+// BENCH_POLL_SECONDS=20, BENCH_POLL_INTERVAL_MS=10000, BENCH_POLL_MODES=bare,full,parley,
+// BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_NODE_ARGS.
+// Target: 10,000 polling visitors on one node with p99 <= 100 ms.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild } from '../lib.mjs';
+import { cpuMeter, postgresBackends } from '../latency/cpu.mjs';
+
+const VISITORS = Number(process.env.BENCH_POLL_VISITORS ?? 10_000);
+const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 20);
+const INTERVAL_MS = Number(process.env.BENCH_POLL_INTERVAL_MS ?? 10_000);
+const MODES = (process.env.BENCH_POLL_MODES ?? 'bare,full,parley').split(',');
+const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 256);
+/** Visitors who write during the run (one message each per second, spread): their next polls find something new. */
+const WRITERS = 20;
+const TARGET_P99_MS = 100;
+
+const ctx = { children: [], db: undefined, dataDir: undefined };
+async function cleanup() {
+  for (const c of ctx.children) await c.stop().catch(() => {});
+  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
+  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
+}
+process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+
+/** One HTTP call on the keep-alive pool: status, headers, body text. */
+function request(port, method, url, headers = {}, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: url, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body) req.end(body);
+    else req.end();
+  });
+}
+
+/** An account and N visitors straight in the database (tokens hashed as server/services/secrets.ts does); a first cursor for all. */
+async function setUp(port) {
+  const password = 'Bench-pass-123!';
+  const reg = await request(
+    port,
+    'POST',
+    '/api/vms/register',
+    { 'content-type': 'application/json' },
+    JSON.stringify({ name: 'Bench Owner', email: `bench-poll-${Date.now()}@example.com`, password, password_confirmation: password }),
+  );
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.body}`);
+  const accountId = JSON.parse(reg.body).user.account_id;
+  const tokens = Array.from({ length: VISITORS }, () => randomBytes(32).toString('base64url'));
+  const hashes = tokens.map((t) => createHash('sha256').update(t).digest('hex'));
+  const db = new pg.Client({ connectionString: ctx.db.url });
+  await db.connect();
+  try {
+    await db.query(`insert into visitors (account_id, token_hash, name) select $1, h, 'Polling visitor' from unnest($2::text[]) as h`, [accountId, hashes]);
+    // A commit-safe cursor is a snapshot (server/db/commitCursor.ts): every visitor starts from this one.
+    const { rows } = await db.query('select pg_current_snapshot()::text as s');
+    return { tokens, cursor: Buffer.from(rows[0].s, 'utf8').toString('base64url') };
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Every visitor polls once per INTERVAL_MS (each at its own phase) for SECONDS; WRITERS visitors
+ * also send a message a second between them. Returns the poll figures and the CPU used.
+ */
+async function load(mode, port, visitors, meter) {
+  const latencies = [];
+  const statuses = new Map();
+  let errors = 0;
+  let writes = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const poll = async (v) => {
+    const url = `/api/widget/messages?cursor=${v.cursor}${mode === 'full' ? '&limit=100' : ''}`;
+    const headers = { authorization: `Bearer ${v.token}`, 'accept-encoding': 'gzip, br' };
+    // A browser's cache: the ETag of this very URL's last answer.
+    if (v.etagUrl === url) headers['if-none-match'] = v.etag;
+    const t0 = performance.now();
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      const res = await request(port, 'GET', url, headers);
+      latencies.push(performance.now() - t0);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 200) {
+        const page = JSON.parse(res.body);
+        if (res.headers.etag) {
+          v.etag = res.headers.etag;
+          v.etagUrl = url;
+        }
+        if (mode !== 'bare' && page.next_cursor) v.cursor = page.next_cursor;
+      }
+    } catch {
+      errors++;
+    } finally {
+      inFlight--;
+    }
+  };
+  const write = async (v, n) => {
+    if (mode === 'bare') return;
+    const res = await request(
+      port,
+      'POST',
+      '/api/widget/messages',
+      { authorization: `Bearer ${v.token}`, 'content-type': 'application/json' },
+      JSON.stringify({ message: `still there? ${n}`, client_id: `poll-${randomBytes(6).toString('hex')}` }),
+    ).catch(() => ({ status: 0 }));
+    if (res.status === 201) writes++;
+  };
+
+  const phases = visitors.map(() => Math.random() * INTERVAL_MS);
+  const started = performance.now();
+  const window = await meter.start();
+  const pending = new Set();
+  let polled = 0;
+  const track = (p) => {
+    pending.add(p);
+    p.finally(() => pending.delete(p));
+  };
+  // Visitors in the order of their phase: a tick every 5 ms sends the polls that came due.
+  const order = visitors.map((_, i) => i).sort((a, b) => phases[a] - phases[b]);
+  let next = 0;
+  let round = 0;
+  let writeAt = 0;
+  let written = 0;
+  while (performance.now() - started < SECONDS * 1000) {
+    const now = performance.now() - started;
+    while (phases[order[next]] + round * INTERVAL_MS <= now) {
+      polled++;
+      track(poll(visitors[order[next]]));
+      if (++next === order.length) {
+        next = 0;
+        round++;
+      }
+    }
+    while (writeAt <= now) {
+      track(write(visitors[written % WRITERS], written));
+      written++;
+      writeAt += 1000 / WRITERS;
+    }
+    await sleep(5);
+  }
+  await Promise.allSettled([...pending]);
+  const used = await window.stop();
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = Float64Array.from(latencies).sort();
+  const n = Math.max(1, latencies.length);
+  return {
+    mode,
+    polled,
+    answered: latencies.length,
+    rate: latencies.length / elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1],
+    statuses: Object.fromEntries(statuses),
+    errors,
+    writes,
+    maxInFlight,
+    cpu: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / n])),
+  };
+}
+
+async function runMode(mode) {
+  const env = { BENCH_DB_URL: ctx.db.url, BENCH_DATA_DIR: ctx.dataDir };
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const script = mode === 'bare' ? path.join(BENCH_DIR, 'polling/bare.mjs') : path.join(BENCH_DIR, 'latency/node.mjs');
+  const node = await startChild(script, mode === 'bare' ? [] : ['parley'], { env, execArgv: ['--disable-warning=FSTDEP023', ...extra] });
+  ctx.children.push(node);
+  try {
+    const port = node.ready.port;
+    const { tokens, cursor } = mode === 'bare' ? { tokens: Array.from({ length: VISITORS }, () => 'x'), cursor: 'x' } : await setUp(port);
+    const visitors = tokens.map((token) => ({ token, cursor, etag: undefined, etagUrl: undefined }));
+    const groups = { node: async () => [node.pid] };
+    if (mode !== 'bare') groups.postgres = postgresBackends(PG_ADMIN_URL, ctx.db.name);
+    return await load(mode, port, visitors, cpuMeter(groups));
+  } finally {
+    await node.stop();
+  }
+}
+
+try {
+  ctx.db = await createDatabase();
+  ctx.dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
+  console.log(`REST polling on one node: ${VISITORS} visitors, one poll each per ${INTERVAL_MS / 1000} s (${((VISITORS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${SECONDS} s per mode,`);
+  console.log(`${CONNECTIONS} keep-alive connections, If-None-Match as a browser sends it; ${WRITERS} of the visitors write one message a second between them.\n`);
+  const results = [];
+  for (const mode of MODES) results.push(await runMode(mode));
+  const head = `${'mode'.padEnd(8)}${'polls/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'CPU/poll'.padStart(11)}  answers`;
+  console.log(head);
+  console.log('-'.repeat(head.length + 30));
+  for (const r of results) {
+    const cpu = Object.values(r.cpu).reduce((a, b) => a + b, 0);
+    const answers = Object.entries(r.statuses).map(([k, v]) => `${v}x${k}`).join(' ');
+    console.log(
+      `${r.mode.padEnd(8)}${r.rate.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${`${cpu.toFixed(3)} ms`.padStart(11)}  ${answers}${r.errors ? ` ${r.errors} errors` : ''}`,
+    );
+    console.log(`${''.padEnd(8)}CPU: ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ${r.writes} messages written; at most ${r.maxInFlight} polls in flight`);
+  }
+  console.log('\nCPU/poll: CPU time of the node (+ this database\'s PostgreSQL backends) over the run, per answered poll; the load generator is not counted.');
+  console.log(`Load average when done: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);
+  const parley = results.find((r) => r.mode === 'parley');
+  if (parley) {
+    const ok = parley.p99 <= TARGET_P99_MS && parley.errors === 0 && parley.rate >= 0.95 * ((VISITORS * 1000) / INTERVAL_MS);
+    console.log(`Target: ${VISITORS} polling visitors on one node, p99 <= ${TARGET_P99_MS} ms: p99 ${ms(parley.p99)} at ${parley.rate.toFixed(0)} polls/s: ${ok ? 'ok' : 'OVER'}`);
+  }
+} finally {
+  agent.destroy();
+  await cleanup();
+}

@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { clientIp } from '../realtime/auth.js';
+import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
+import { hashToken } from '../services/secrets.js';
+import { bearerToken } from './auth.js';
+
+/**
+ * The cheapest refusal (issue 11: a flood of refused widget calls must not slow other tenants).
+ * Once this node knows a budget is spent (services/rateLimit.ts keeps a spent key's lease at 0
+ * until its window ends), every further call of that IP or visitor is answered 429 here, on the
+ * HTTP server's request event, before Fastify builds a request, routes it, runs its hooks, reads
+ * its body or logs it: the same answer (status, envelope, Retry-After, CORS) the widget hooks
+ * give, for a fraction of the CPU. Only calls already known to be refused are answered here;
+ * everything else goes on to Fastify and is counted by the hooks as before (plugins/visitorAuth.ts).
+ */
+
+export interface RefusalGate {
+  /** A widget route whose calls count against the IP (and visitor) budgets; `newVisitor` also against new visitors per IP. */
+  addRoute(method: string, url: string, opts?: { newVisitor?: boolean }): void;
+  /** Answers the call when it is known to be refused; false: it goes on to Fastify. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Calls answered here so far. */
+  readonly answered: number;
+  /** Called for each call answered here (metrics). */
+  onRefused(listener: (limit: string, method: string, route: string) => void): void;
+}
+
+interface GatedRoute {
+  method: string;
+  route: string;
+  match: RegExp;
+  newVisitor: boolean;
+}
+
+const BODY = Buffer.from(JSON.stringify({ message: TOO_MANY_REQUESTS, error: TOO_MANY_REQUESTS, code: 'rate_limited' }));
+
+/** A route pattern ('/api/widget/messages/:id/vote') as a regular expression over a path. */
+function patternOf(url: string): RegExp {
+  const parts = url.split('/').map((p) => (p.startsWith(':') ? '[^/]+' : p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}/?$`);
+}
+
+export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limits: () => WidgetLimits | undefined }): RefusalGate {
+  const routes: GatedRoute[] = [];
+  const listeners: ((limit: string, method: string, route: string) => void)[] = [];
+
+  function routeOf(req: IncomingMessage): GatedRoute | undefined {
+    const url = req.url ?? '';
+    // Every widget route is under /api/ (a cheap first test for the console's and the app's own calls).
+    if (!url.startsWith('/api/')) return undefined;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    for (const r of routes) if (r.method === req.method && r.match.test(path)) return r;
+    return undefined;
+  }
+
+  let answered = 0;
+  return {
+    get answered() {
+      return answered;
+    },
+    addRoute(method, url, { newVisitor = false } = {}) {
+      if (method === 'HEAD' || method === 'OPTIONS') return;
+      routes.push({ method, route: url, match: patternOf(url), newVisitor });
+    },
+    onRefused(listener) {
+      listeners.push(listener);
+    },
+    handle(req, res) {
+      const limits = opts.limits();
+      if (!limits || routes.length === 0) return false;
+      const route = routeOf(req);
+      if (!route) return false;
+      const token = bearerToken(req.headers.authorization);
+      let refusal: KnownRefusal | undefined;
+      try {
+        const ip = clientIp(req, opts.trustProxy);
+        refusal = limits.knownRefusal({ ip, visitorKey: token ? hashToken(token) : undefined, newVisitor: route.newVisitor });
+      } catch {
+        return false; // anything unexpected: Fastify answers as usual
+      }
+      if (!refusal) return false;
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': BODY.length,
+        'retry-after': String(refusal.retryAfterSeconds),
+      };
+      // Widget calls answer any origin (app.ts PUBLIC_CORS_PREFIXES), as @fastify/cors does.
+      const origin = req.headers.origin;
+      if (origin) {
+        headers['access-control-allow-origin'] = origin;
+        headers.vary = 'Origin';
+      }
+      res.writeHead(429, headers);
+      res.end(BODY);
+      answered++;
+      for (const l of listeners) l(refusal.limit, route.method, route.route);
+      return true;
+    },
+  };
+}
+
+/**
+ * Puts the gate in front of Fastify's request handler on app.server (Socket.IO, attached later,
+ * wraps both in turn and keeps its own path). app.inject() calls Fastify directly: tests that
+ * inject see the hooks' refusals, which give the same answer.
+ */
+export function installRefusalGate(app: FastifyInstance, gate: RefusalGate): void {
+  const server = app.server;
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (gate.handle(req, res)) return;
+    for (const h of handlers) h.call(server, req, res);
+  });
+}

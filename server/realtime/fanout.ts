@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { Server } from 'socket.io';
+import { type VisitorConversation, visitorSockets } from './visitorPresence.js';
+
+/** The server-side event that carries a fan-out between nodes (never seen by clients). */
+export const FANOUT_EVENT = 'parley.fanout';
+
+/** One event to some rooms. */
+export interface Delivery {
+  rooms: string[];
+  event: string;
+  payload: unknown;
+}
+
+/** Everything one change tells (its deliveries, in order), and its visitors' conversations as they are now. */
+export interface Fanout {
+  deliveries: Delivery[];
+  visitors?: { id: string; conversation: VisitorConversation }[];
+}
+
+/** Delivers to this node's sockets only, and keeps the node's visitor audience current. */
+export function deliverLocally(io: Pick<Server, 'local' | 'in'>, fanout: Fanout): void {
+  // No rooms would mean every socket: never.
+  for (const d of fanout.deliveries) if (d.rooms.length > 0) io.local.to(d.rooms).emit(d.event, d.payload);
+  if (!fanout.visitors) return;
+  const registry = visitorSockets(io);
+  for (const v of fanout.visitors) registry.setConversation(v.id, v.conversation);
+}
+
+/**
+ * One Redis publish for a change whatever the number of its events (issue 15): a chat message
+ * goes to the consoles with its conversation and to the visitor's room without it, two
+ * payloads that would be two publishes (each decoded by every node) through the adapter's room
+ * broadcast. Here the whole change is one server-side emit; each node delivers it to its own
+ * sockets (`io.local`) and updates its own visitors' audience. Publishes of one node reach the
+ * others in order, on the adapter's connections, with its other broadcasts.
+ */
+export function fanout(app: FastifyInstance, change: Fanout, clustered: boolean): void {
+  deliverLocally(app.io, change);
+  if (clustered) app.io.serverSideEmit(FANOUT_EVENT, change);
+}
