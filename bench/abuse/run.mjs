@@ -1,7 +1,8 @@
 // Abuse floods against the built server on 127.0.0.1, while another tenant's console is timed.
 // Usage: node bench/abuse/run.mjs   (needs `npx turbo run build --filter=@parley/server`)
-// Options (env): BENCH_ABUSE_MODES=embedded,cluster  BENCH_ABUSE_SECONDS=10 (idle window and
-// flood time bound)  BENCH_ABUSE_SCENARIOS=sockets,visitors,uploads,mail
+// Options (env): BENCH_ABUSE_MODES=embedded,cluster  BENCH_ABUSE_SECONDS=10 (each idle window, and
+// each flood: it floods for the whole window)  BENCH_ABUSE_REPEAT=2 (runs of each flood, each
+// between two idle windows)  BENCH_ABUSE_SCENARIOS=sockets,visitors,uploads,mail
 // embedded: one node on PGlite, no Redis. cluster: two nodes on PostgreSQL + a private redis-server;
 // the floods hit node A (sockets alternate A and B), the other tenant's console calls node B.
 // The server runs with its default limits: the bench shows what they let through.
@@ -15,10 +16,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { io } from 'socket.io-client';
-import { BENCH_DIR, ROOT, createDatabase, freePort, ms, sleep, startChild, startRedis } from '../lib.mjs';
+import { BENCH_DIR, ROOT, createDatabase, freePort, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
 
 const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
+// Each flood runs this many times, each between two idle windows.
+const REPEAT = Number(process.env.BENCH_ABUSE_REPEAT ?? 2);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
 // BENCH_ABUSE_SERVER: another build's entry point (e.g. the previous commit's, to compare back to back).
 const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
@@ -131,7 +134,7 @@ function bigPng(side = 1290) {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** Runs `task(i)` for i = 0.. with `concurrency` in flight, until `count` tasks or `seconds` pass. */
+/** Runs `task(i)` for i = 0.. with `concurrency` in flight, until `count` tasks (default: no bound) or `seconds` pass. */
 async function pool(count, concurrency, seconds, task) {
   const deadline = Date.now() + seconds * 1000;
   let next = 0;
@@ -189,69 +192,78 @@ async function register(base, name, from) {
 // ---- scenarios ------------------------------------------------------------------------------
 
 const SOCKETS = 200;
-const PER_SOCKET = 10;
 
-/** One visitor opens 200 widget sockets from one address and sends 10 messages on each it got (REST for the rest). */
+/** A widget socket of the visitor, or the refusal it got (its status, or the transport's error). */
+function openSocket(base, key, token, from) {
+  const s = io(base, { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: from });
+  return new Promise((resolve) => {
+    s.once('connect', () => resolve({ socket: s }));
+    s.once('connect_error', (err) => {
+      s.close();
+      resolve({ refused: err.data?.status ?? err.message });
+    });
+  });
+}
+
+/**
+ * One visitor keeps 200 tabs open from one address for the whole window: each tab that got a
+ * socket sends messages on it one after another; each refused tab tries its handshake again at
+ * once and sends its messages over REST meanwhile (as a flooder would).
+ */
 async function socketsFlood({ flood, key }) {
   const from = '127.0.0.10';
   const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
   const token = v.body.data.visitor_token;
+  const deadline = Date.now() + SECONDS * 1000;
   const sockets = [];
-  let refused = 0;
+  const refusal = new Map();
+  let handshakes = 0;
   let pushes = 0;
-  const refusal = new Set();
-  for (let batch = 0; batch < SOCKETS; batch += 50) {
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) => {
-        const s = io(flood[(batch + i) % flood.length], { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: from });
-        return new Promise((resolve) => {
-          s.once('connect', () => {
-            s.on('message.created', () => pushes++);
-            sockets.push(s);
-            resolve();
-          });
-          s.once('connect_error', (err) => {
-            refused++;
-            refusal.add(err.data?.status ?? err.message);
-            s.close();
-            resolve();
-          });
-        });
-      }),
-    );
-  }
   const sends = { ok: 0, limited: 0, other: 0 };
   const count = (status) => (status === 200 || status === 201 ? sends.ok++ : status === 429 ? sends.limited++ : sends.other++);
-  const deadline = Date.now() + SECONDS * 1000;
-  await Promise.all(
-    sockets.map(async (s, si) => {
-      for (let i = 0; i < PER_SOCKET && Date.now() < deadline; i++) {
-        const ack = await s.timeout(10_000).emitWithAck('message.send', { message: `flood ${si}-${i}`, client_id: `s${si}m${i}` }).catch(() => ({ status: 0 }));
-        count(ack.ok ? 200 : ack.status);
+  let seq = 0;
+  const tab = async (t) => {
+    let socket;
+    while (Date.now() < deadline) {
+      if (!socket) {
+        handshakes++;
+        const got = await openSocket(flood[t % flood.length], key, token, from);
+        if (got.socket) {
+          socket = got.socket;
+          socket.on('message.created', () => pushes++);
+          sockets.push(socket);
+          continue;
+        }
+        refusal.set(got.refused, (refusal.get(got.refused) ?? 0) + 1);
+        const i = seq++;
+        count((await call(flood[0], 'POST', '/api/widget/messages', { from, token, json: { message: `rest ${i}`, client_id: `r${i}` } })).status);
+        continue;
       }
-    }),
-  );
-  // The refused tabs' share, as a flooder would send it: over REST.
-  const restSends = SOCKETS * PER_SOCKET - sockets.length * PER_SOCKET;
-  await pool(restSends, 20, SECONDS, async (i) => count((await call(flood[0], 'POST', '/api/widget/messages', { from, token, json: { message: `rest ${i}`, client_id: `r${i}` } })).status));
+      const i = seq++;
+      const ack = await socket.timeout(10_000).emitWithAck('message.send', { message: `flood ${i}`, client_id: `s${i}` }).catch(() => ({ status: 0 }));
+      count(ack.ok ? 200 : ack.status);
+    }
+  };
+  await Promise.all(Array.from({ length: SOCKETS }, (_, t) => tab(t)));
   await sleep(500);
   for (const s of sockets) s.close();
+  const refused = [...refusal.values()].reduce((a, b) => a + b, 0);
   return {
-    attempted: `${SOCKETS} sockets, ${sends.ok + sends.limited + sends.other} sends`,
+    attempted: `${SOCKETS} tabs, ${handshakes} handshakes, ${sends.ok + sends.limited + sends.other} sends`,
     accepted: `${sockets.length} sockets, ${sends.ok} messages`,
-    refused: `${refused} sockets (${[...refusal].join(', ')}), ${sends.limited} messages 429${sends.other ? `, ${sends.other} other` : ''}`,
+    refused: `${refused} handshakes (${[...refusal].map(([r, n]) => `${n} x ${r}`).join(', ')}), ${sends.limited} messages 429${sends.other ? `, ${sends.other} other` : ''}`,
     note: `${pushes} pushes to the flooder's sockets`,
-    requests: SOCKETS + sends.ok + sends.limited + sends.other,
+    requests: handshakes + sends.ok + sends.limited + sends.other,
     withinLimits: sockets.length <= 3 && sends.ok <= 120,
     limits: '<= 3 sockets/visitor, <= 120 events/visitor/min',
   };
 }
 
-/** One address creates visitors as fast as it can; each writes one message. */
+/** One address creates visitors as fast as it can for the whole window; each writes one message. */
 async function visitorsFlood({ flood, key }) {
   const from = '127.0.0.11';
   const r = { created: 0, limited: 0, other: 0, messages: 0, calls: 0 };
-  const attempts = await pool(3000, 20, SECONDS * 2, async (i) => {
+  const attempts = await pool(Infinity, 20, SECONDS, async (i) => {
     const v = await call(flood[i % flood.length], 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: `Bot ${i}` } });
     r.calls++;
     if (v.status === 201) {
@@ -272,7 +284,7 @@ async function visitorsFlood({ flood, key }) {
   };
 }
 
-/** One visitor posts 60 images of about 5 MB. */
+/** One visitor posts images of about 5 MB, 4 at a time, for the whole window. */
 async function uploadsFlood({ flood, key, dataDir }) {
   const from = '127.0.0.12';
   const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
@@ -280,7 +292,7 @@ async function uploadsFlood({ flood, key, dataDir }) {
   const png = bigPng();
   const r = { ok: 0, limited: 0, other: new Map() };
   const before = await dirBytes(path.join(dataDir, 'storage'));
-  const attempts = await pool(60, 4, SECONDS * 3, async (i) => {
+  const attempts = await pool(Infinity, 4, SECONDS, async (i) => {
     const res = await call(flood[i % flood.length], 'POST', '/api/widget/messages', { from, token, form: multipart({ client_id: `u${i}` }, png) });
     if (res.status === 201) r.ok++;
     else if (res.status === 429) r.limited++;
@@ -299,13 +311,16 @@ async function uploadsFlood({ flood, key, dataDir }) {
   };
 }
 
-/** 100 anonymous new chats from 100 addresses, with a phishing line as the visitor's name. */
+/**
+ * Anonymous new chats, each from its own address, with a phishing line as the visitor's name, for
+ * the whole window; the emails are counted 8 s after it (the settling time before the next window).
+ */
 async function mailFlood({ flood, key, dataDir }) {
   const mailDir = path.join(dataDir, 'mail');
   const before = await countFiles(mailDir);
   const r = { chats: 0, limited: 0, other: 0, calls: 0 };
-  const attempts = await pool(100, 10, SECONDS * 3, async (i) => {
-    const from = `127.0.1.${i + 1}`;
+  const attempts = await pool(Infinity, 10, SECONDS, async (i) => {
+    const from = `127.1.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`;
     const base = flood[i % flood.length];
     const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
     r.calls++;
@@ -316,11 +331,12 @@ async function mailFlood({ flood, key, dataDir }) {
     else if (m.status === 429) r.limited++;
     else r.other++;
   });
-  await sleep(8000); // the jobs send (or batch) the emails
-  const emails = (await countFiles(mailDir)) - before;
   return {
-    attempted: `${attempts} new chats`,
-    accepted: `${r.chats} chats, ${emails} emails written in 8 s`,
+    attempted: `${attempts} new chats from ${attempts} addresses`,
+    accepted: `${r.chats} chats`,
+    // Counted after the settling time that follows the window (the jobs send or batch the emails).
+    settleMs: 8000,
+    after: async () => `${(await countFiles(mailDir)) - before} emails written within 8 s of the flood`,
     refused: `${r.limited} 429${r.other ? `, ${r.other} other` : ''}`,
     withinLimits: undefined,
     requests: r.calls,
@@ -400,16 +416,23 @@ async function runMode(mode) {
       const cpu = cpuMs(nodes.pids) - cpu0;
       return { result, during: { ...(await victim.request({ from, to })), load: os.loadavg()[0], cpu, seconds: (to - from) / 1000 } };
     };
-    const idle = (await window(() => sleep(SECONDS * 1000))).during;
+    // Idle, then each flood REPEAT times, each followed by a settling time and another idle
+    // window: every flood is compared with the idle windows on both sides of it.
+    const idleWindow = async () => (await window(() => sleep(SECONDS * 1000))).during;
+    const idles = [await idleWindow()];
     const rows = [];
     for (const name of SCENARIOS) {
-      const { result, during } = await window(() => RUN[name]({ flood: nodes.flood, key: target.key, dataDir }));
-      rows.push({ name, result, during });
-      await sleep(2000); // let the server settle between floods
+      for (let run = 1; run <= REPEAT; run++) {
+        const { result, during } = await window(() => RUN[name]({ flood: nodes.flood, key: target.key, dataDir }));
+        await sleep(result.settleMs ?? 2000); // what the flood left to do (jobs, pushes) ends outside the windows
+        if (result.after) result.accepted += `; ${await result.after()}`;
+        const before = idles.at(-1);
+        const after = await idleWindow();
+        idles.push(after);
+        rows.push({ name, run, result, during, before, after });
+      }
     }
-    // Idle again: on a shared machine the baseline drifts; both idle windows are printed.
-    const idleAfter = (await window(() => sleep(SECONDS * 1000))).during;
-    return { mode, idle, idleAfter, rows };
+    return { mode, idles, rows };
   } finally {
     for (const a of agents.values()) a.destroy();
     agents.clear();
@@ -418,20 +441,54 @@ async function runMode(mode) {
   }
 }
 
-function print({ mode, idle, idleAfter, rows }) {
+/** A seeded generator (the intervals are the same for the same samples). */
+function random(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+/** p99 of a resample (with replacement) of sorted samples. */
+function resampledP99(times, next) {
+  const r = Array.from({ length: times.length }, () => times[Math.floor(next() * times.length)]).sort((a, b) => a - b);
+  return percentile(r, 99);
+}
+
+/**
+ * The ratio of the flood's p99 to the idle p99 (both idle windows' calls pooled) with a 90%
+ * bootstrap interval: both sides resampled 1000 times. With few samples in a window the interval
+ * is wide, and says so.
+ */
+function ratioWithSpread(flood, idle) {
+  if (flood.length === 0 || idle.length === 0) return { ratio: Number.NaN, low: Number.NaN, high: Number.NaN };
+  const next = random(flood.length * 7919 + idle.length);
+  const ratios = Array.from({ length: 1000 }, () => resampledP99(flood, next) / resampledP99(idle, next)).sort((a, b) => a - b);
+  return { ratio: percentile(flood, 99) / percentile(idle, 99), low: percentile(ratios, 5), high: percentile(ratios, 95) };
+}
+
+function print({ mode, idles, rows }) {
   const label = mode === 'cluster' ? 'two nodes, PostgreSQL + Redis' : 'one node, embedded PGlite';
   console.log(`\n== ${label}: the other tenant's console (GET /api/vms/user, GET /api/vms/conversations)`);
   const load = (w) => `  load ${w.load.toFixed(1)}  server CPU ${Math.round(w.cpu)} ms in ${w.seconds.toFixed(1)} s`;
+  const line = (label, w) => `   ${label.padEnd(15)} n=${String(w.n).padStart(4)}  p50 ${ms(w.p50).padStart(10)}  p99 ${ms(w.p99).padStart(10)}  errors ${w.errors}${load(w)}`;
   // The other tenant's calls (and the server's own timers) cost what they cost while idle, per
   // call; what the servers spent above that during a flood is the flood's.
-  const perVictimCall = (idle.cpu + idleAfter.cpu) / (idle.n + idleAfter.n);
-  console.log(`   idle            n=${String(idle.n).padStart(4)}  p50 ${ms(idle.p50).padStart(10)}  p99 ${ms(idle.p99).padStart(10)}  errors ${idle.errors}${load(idle)}`);
-  console.log(`   idle after      n=${String(idleAfter.n).padStart(4)}  p50 ${ms(idleAfter.p50).padStart(10)}  p99 ${ms(idleAfter.p99).padStart(10)}  errors ${idleAfter.errors}${load(idleAfter)}`);
-  for (const { name, result, during } of rows) {
-    const ratio = during.p99 / idle.p99;
-    const verdict = ratio <= 2 ? 'ok' : 'over 2x';
+  const idleCalls = idles.reduce((a, w) => a + w.n, 0);
+  const perVictimCall = idles.reduce((a, w) => a + w.cpu, 0) / idleCalls;
+  console.log(line('idle', idles[0]));
+  const summary = [];
+  for (const { name, run, result, during, before, after } of rows) {
+    const idleTimes = [...before.times, ...after.times].sort((a, b) => a - b);
+    const { ratio, low, high } = ratioWithSpread(during.times, idleTimes);
+    const verdict = high <= 2 ? 'ok' : low > 2 ? 'over 2x' : ratio <= 2 ? 'ok, but the interval reaches past 2x' : 'over 2x, but the interval reaches under 2x';
+    summary.push({ name, run, ratio, low, high, n: during.n, idleN: idleTimes.length, verdict });
+    console.log(`${line(`${name} #${run}`, during)}`);
     console.log(
-      `   ${name.padEnd(15)} n=${String(during.n).padStart(4)}  p50 ${ms(during.p50).padStart(10)}  p99 ${ms(during.p99).padStart(10)}  errors ${during.errors}${load(during)}  (p99 ${ratio.toFixed(2)}x idle: ${verdict})`,
+      `      p99 ${ratio.toFixed(2)}x the idle p99 on both sides (${ms(percentile(idleTimes, 99))}, n=${idleTimes.length}); 90% interval ${low.toFixed(2)}x-${high.toFixed(2)}x: ${verdict}`,
     );
     const within = result.withinLimits === undefined ? '' : result.withinLimits ? '  [within limits]' : '  [BEYOND LIMITS]';
     console.log(`      tried ${result.attempted}; accepted ${result.accepted}; refused ${result.refused}${result.note ? `; ${result.note}` : ''}${within}`);
@@ -442,7 +499,10 @@ function print({ mode, idle, idleAfter, rows }) {
       );
     }
     console.log(`      limits: ${result.limits}`);
+    console.log(line('idle', after));
   }
+  console.log(`   summary (${label}): flood p99 / idle p99 [90% interval] (victim calls in the flood window / in the idle windows)`);
+  for (const r of summary) console.log(`      ${`${r.name} #${r.run}`.padEnd(13)} ${r.ratio.toFixed(2)}x [${r.low.toFixed(2)}-${r.high.toFixed(2)}] (n=${r.n} / ${r.idleN})  ${r.verdict}`);
 }
 
 if (!existsSync(SERVER)) {
@@ -452,7 +512,7 @@ if (!existsSync(SERVER)) {
 if (process.env.BENCH_ABUSE_ONE_MODE) {
   print(await runMode(process.env.BENCH_ABUSE_ONE_MODE));
 } else {
-  console.log(`Abuse floods (default limits) against the built server; flood bound ${SECONDS} s; target: the other tenant's p99 within 2x idle, no flood beyond its limits.`);
+  console.log(`Abuse floods (default limits) against the built server; each flood ${SECONDS} s, ${REPEAT} runs, between idle windows of ${SECONDS} s; target: the other tenant's p99 within 2x idle, no flood beyond its limits.`);
   console.log(`(${os.cpus().length} cores; "load" is the 1-minute load average at the end of each window: the machine's other work shows there.)`);
   console.log(PIN ? `(BENCH_ABUSE_PIN=split: the flooding client on CPU ${FLOOD_CPU}; servers, Redis and the timed console on CPU ${SERVER_CPUS}; PostgreSQL on any)` : '(BENCH_ABUSE_PIN=off: every process on every CPU)');
   // One process per mode: each lowers its own priority once its servers run (a niceness cannot be raised back).

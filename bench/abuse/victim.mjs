@@ -1,6 +1,7 @@
 // Another tenant's console, timed: GET /api/vms/user and GET /api/vms/conversations in turn,
 // two at a time, from its own address (127.0.0.250), in its own process so the flood's work
-// never delays its clock. Parent messages: { from, to } -> { n, p50, p99, max, errors }.
+// never delays its clock. Parent messages: { from, to } -> { n, p50, p99, max, errors, times }
+// (times: every call's duration in the window, sorted, for the parent's confidence intervals).
 // Usage: node victim.mjs <base> <token>
 import http from 'node:http';
 import { percentile } from '../lib.mjs';
@@ -45,6 +46,7 @@ process.on('message', (m) => {
     p99: percentile(times, 99),
     max: times.at(-1) ?? Number.NaN,
     errors: inWindow.filter(([, , ok]) => !ok).length,
+    times,
   });
 });
 

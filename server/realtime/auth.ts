@@ -10,7 +10,7 @@ import { visitorForToken } from '../plugins/visitorAuth.js';
 import type { Config } from '../config.js';
 import { HttpError } from '../errors.js';
 import type { Actor } from '../policies/actor.js';
-import { TOO_MANY_CONNECTIONS, type SocketSlot } from '../services/rateLimit.js';
+import { TOO_MANY_CONNECTIONS, TOO_MANY_REQUESTS, ipKey, type SocketSlot } from '../services/rateLimit.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
@@ -53,6 +53,63 @@ export function clientIp(req: IncomingMessage, trustProxy: Config['trustProxy'])
   return proxyAddr(req, trust);
 }
 
+/** Refusals by the socket caps an address may get on a node within HANDSHAKE_GATE_MS before its next handshakes are refused before the upgrade. */
+export const HANDSHAKE_REFUSALS_BEFORE_GATE = 20;
+export const HANDSHAKE_GATE_MS = 10_000;
+
+/**
+ * Handshakes a node already knows the socket caps refuse (issue 11: a refused socket must cost
+ * next to nothing). A handshake's visitor token is in Socket.IO's CONNECT packet, after the
+ * WebSocket upgrade and engine.io's handshake, so the caps can only be asked then; but an address
+ * whose handshakes the caps refused HANDSHAKE_REFUSALS_BEFORE_GATE times within HANDSHAKE_GATE_MS
+ * is flooding (the widget retries a refused socket after 30 s, and polls meanwhile): its next
+ * handshakes on this node are refused by engine.io's allowRequest, before the upgrade, until that
+ * window ends. Per node, in memory, by address (IPv6 by /64, as the caps).
+ */
+export class HandshakeGate {
+  private readonly byIp = new Map<string, { refused: number; until: number }>();
+  private sweepAt = 0;
+
+  /** A handshake from `ip` was refused by a socket cap. */
+  refused(ip: string): void {
+    const now = Date.now();
+    if (now >= this.sweepAt) {
+      for (const [k, e] of this.byIp) if (e.until <= now) this.byIp.delete(k);
+      this.sweepAt = now + HANDSHAKE_GATE_MS;
+    }
+    const key = ipKey(ip);
+    let entry = this.byIp.get(key);
+    if (!entry || entry.until <= now) this.byIp.set(key, (entry = { refused: 0, until: now + HANDSHAKE_GATE_MS }));
+    entry.refused++;
+  }
+
+  /** Seconds until `ip`'s handshakes go on to the caps again, while this node refuses them before the upgrade. */
+  blocked(ip: string): number | undefined {
+    const entry = this.byIp.get(ipKey(ip));
+    const now = Date.now();
+    if (!entry || entry.until <= now || entry.refused < HANDSHAKE_REFUSALS_BEFORE_GATE) return undefined;
+    return Math.max(1, Math.ceil((entry.until - now) / 1000));
+  }
+}
+
+/**
+ * engine.io's allowRequest (new handshakes only, polling or WebSocket, before any upgrade): the
+ * refusal a handshake from this address would get anyway, known without I/O: its IP's widget
+ * budget spent (the leased budgets), or the caps refusing its handshakes (HandshakeGate).
+ * Console sockets come through here too (their token is in the CONNECT packet): from an address
+ * in that state they are refused as well, and the console keeps up by polling.
+ */
+export function handshakeRefusal(app: FastifyInstance, gate: HandshakeGate, req: IncomingMessage): string | undefined {
+  try {
+    const ip = clientIp(req, app.config.trustProxy);
+    if (app.widgetLimits.knownRefusal({ ip })) return TOO_MANY_REQUESTS;
+    if (gate.blocked(ip) !== undefined) return TOO_MANY_CONNECTIONS;
+  } catch {
+    // anything unexpected: the handshake goes on to the usual checks
+  }
+  return undefined;
+}
+
 /** A rate limit's refusal as a handshake refusal, with its retry time. */
 async function orRefuse(check: Promise<void>): Promise<void> {
   try {
@@ -75,7 +132,7 @@ function consoleOriginAllowed(app: FastifyInstance, socket: Socket): boolean {
   return app.config.consoleOrigins.includes(origin);
 }
 
-export async function authenticateSocket(app: FastifyInstance, socket: Socket): Promise<void> {
+export async function authenticateSocket(app: FastifyInstance, socket: Socket, gate?: HandshakeGate): Promise<void> {
   const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
   const token = text(auth.token);
   if (token) {
@@ -96,7 +153,10 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket): 
   // widget polls beyond them. Taken before any database read: an over-cap handshake costs none.
   const slot: SocketSlot = { id: socket.id, visitorKey: hashToken(visitorToken), ip };
   const taken = await app.widgetLimits.sockets.acquire(slot);
-  if (taken !== 'ok') throw refuse(TOO_MANY_CONNECTIONS, 429);
+  if (taken !== 'ok') {
+    gate?.refused(ip);
+    throw refuse(TOO_MANY_CONNECTIONS, 429);
+  }
   try {
     const found = await visitorWithConversation(app.db, visitorToken);
     if (!found) throw refuse('Unauthenticated', 401);

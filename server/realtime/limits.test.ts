@@ -2,7 +2,9 @@ import { io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
 import { NUL_MESSAGE } from '../plugins/bodyParsers.js';
-import { TOO_MANY_CONNECTIONS } from '../services/rateLimit.js';
+import { TOO_MANY_CONNECTIONS, TOO_MANY_REQUESTS } from '../services/rateLimit.js';
+import { callFrom } from '../test/httpFrom.js';
+import { HANDSHAKE_REFUSALS_BEFORE_GATE } from './auth.js';
 import { buildVisitor, type TestVisitor } from '../test/chatFactories.js';
 import { buildAccount, call, type TestOwner } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
@@ -128,6 +130,49 @@ describe('widget socket caps', () => {
     const err = await refused(widget(visitors[3]!, '127.0.0.61'));
     expect(err.data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS });
     await connected(widget(visitors[3]!, '127.0.0.62'));
+  });
+
+  it('refuses the handshakes of an address the caps keep refusing before the WebSocket upgrade: no engine.io connection is opened', async () => {
+    const app = (await start({ WIDGET_SOCKETS_PER_VISITOR: '1' })).app;
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const from = '127.0.0.81';
+    await connected(widget(visitor, from));
+    let opened = 0;
+    const beforeUpgrade: string[] = [];
+    app.io.engine.on('connection', () => opened++);
+    app.io.engine.on('connection_error', (e: { context?: { message?: string } }) => beforeUpgrade.push(String(e.context?.message)));
+    // Refused by the visitor's cap after the upgrade, as before, until the address has been refused enough.
+    for (let i = 0; i < HANDSHAKE_REFUSALS_BEFORE_GATE; i++) expect((await refused(widget(visitor, from))).data).toEqual({ status: 429, message: TOO_MANY_CONNECTIONS });
+    expect(opened).toBe(HANDSHAKE_REFUSALS_BEFORE_GATE);
+    expect(beforeUpgrade).toEqual([]);
+    // Then refused before the upgrade: the client sees its WebSocket fail, the server opened nothing.
+    for (let i = 0; i < 5; i++) expect((await refused(widget(visitor, from))).message).toBe('websocket error');
+    expect(opened).toBe(HANDSHAKE_REFUSALS_BEFORE_GATE);
+    expect(beforeUpgrade).toEqual(Array(5).fill(TOO_MANY_CONNECTIONS));
+    // Engine.IO's polling handshake too, in its own error shape.
+    const poll = await callFrom(base, from, 'GET', '/socket.io/?EIO=4&transport=polling');
+    expect(poll.status).toBe(403);
+    expect(JSON.parse(poll.text)).toMatchObject({ message: TOO_MANY_CONNECTIONS });
+    expect(opened).toBe(HANDSHAKE_REFUSALS_BEFORE_GATE);
+    // Other addresses are not affected: another visitor connects from elsewhere.
+    await connected(widget(await buildVisitor(app, owner.widgetKey), '127.0.0.82'));
+    expect(opened).toBe(HANDSHAKE_REFUSALS_BEFORE_GATE + 1);
+  });
+
+  it('refuses the handshakes of an address whose widget budget is spent before the WebSocket upgrade', async () => {
+    const app = (await start({ WIDGET_LIMIT_PER_IP: '3', WIDGET_BURST_PER_IP: '100' })).app;
+    const visitor = await buildVisitor(app, owner.widgetKey);
+    const from = '127.0.0.83';
+    for (let i = 0; i < 3; i++) expect((await callFrom(base, from, 'GET', '/api/widget/messages', { token: visitor.token })).status).toBe(200);
+    expect((await callFrom(base, from, 'GET', '/api/widget/messages', { token: visitor.token })).status).toBe(429); // this node learns the IP is spent
+    let opened = 0;
+    app.io.engine.on('connection', () => opened++);
+    expect((await refused(widget(visitor, from))).message).toBe('websocket error');
+    const poll = await callFrom(base, from, 'GET', '/socket.io/?EIO=4&transport=polling');
+    expect([poll.status, JSON.parse(poll.text).message]).toEqual([403, TOO_MANY_REQUESTS]);
+    expect(opened).toBe(0);
+    await connected(widget(visitor, '127.0.0.84'));
+    expect(opened).toBe(1);
   });
 
   it('behind a trusted proxy, counts the forwarded client address (an IPv6 /64 as one)', async () => {

@@ -3,7 +3,7 @@ import { Server } from 'socket.io';
 import { EVENTS } from '@parley/shared';
 import { useLivePresence } from '../services/presence.js';
 import { SLOT_REFRESH_MS, type SocketSlot } from '../services/rateLimit.js';
-import { authenticateSocket, type SocketData } from './auth.js';
+import { HandshakeGate, authenticateSocket, handshakeRefusal, type SocketData } from './auth.js';
 import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
 import { watchNodes } from './nodeWatch.js';
@@ -29,12 +29,18 @@ const MAX_FRAME_BYTES = 32 * 1024;
  * REDIS_URL the Redis adapter carries events between nodes; otherwise the in-memory adapter.
  */
 export async function registerRealtime(app: FastifyInstance): Promise<void> {
+  // Handshakes already known to be refused are refused before the WebSocket upgrade (realtime/auth.ts).
+  const handshakes = new HandshakeGate();
   const io = new Server<Record<string, never>, Record<string, never>, { [FANOUT_EVENT]: (change: Fanout) => void }, SocketData>(app.server, {
     path: '/socket.io',
     serveClient: false,
     maxHttpBufferSize: MAX_FRAME_BYTES,
     // Widget sockets come from any site; console sockets' Origin is checked in authenticateSocket.
     cors: { origin: true, methods: ['GET', 'POST'] },
+    allowRequest: (req, fn) => {
+      const refusal = handshakeRefusal(app, handshakes, req);
+      fn(refusal ?? null, refusal === undefined);
+    },
   });
 
   let closing = false;
@@ -111,7 +117,7 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   useLivePresence(app.db, agentsOnline);
 
   io.use((socket, next) => {
-    authenticateSocket(app, socket).then(
+    authenticateSocket(app, socket, handshakes).then(
       () => next(),
       (err: Error) => next(err),
     );
