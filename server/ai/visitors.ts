@@ -182,8 +182,8 @@ export async function handOver(app: FastifyInstance, conversation: ConversationR
   const { accountId } = conversation;
   const [state] = await app.db.select({ handover: aiConversations.handover }).from(aiConversations).where(eq(aiConversations.conversationId, conversation.id));
   // Outside business hours: when the team is back, in the visitor's zone when the widget reported it.
-  const { timeZone, hours } = await accountHours(app.db, accountId);
-  const backAt = nextOpening(hours, timeZone, now);
+  const { timeZone, hours, closedDates } = await accountHours(app.db, accountId);
+  const backAt = nextOpening(hours, timeZone, now, closedDates);
   const seconds = await typicalReplySeconds(app.db, accountId, now);
   const visitorZone = visitor.timeZone && isTimeZone(visitor.timeZone) ? visitor.timeZone : null;
   const result: HandoverDto = {

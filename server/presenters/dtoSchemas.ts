@@ -119,10 +119,11 @@ export const handoverDtoSchema = z.object({
     back_at: z.string().nullable()
 });
 
-const dayHoursDtoSchema = z.object({ open: z.string(), close: z.string() }).nullable().optional();
+const openingsDtoSchema = z.array(z.object({ open: z.string(), close: z.string() }));
 export const businessHoursDtoSchema = z.object({
     time_zone: z.string(),
-    hours: z.object({ mon: dayHoursDtoSchema, tue: dayHoursDtoSchema, wed: dayHoursDtoSchema, thu: dayHoursDtoSchema, fri: dayHoursDtoSchema, sat: dayHoursDtoSchema, sun: dayHoursDtoSchema }).nullable(),
+    hours: z.object({ mon: openingsDtoSchema, tue: openingsDtoSchema, wed: openingsDtoSchema, thu: openingsDtoSchema, fri: openingsDtoSchema, sat: openingsDtoSchema, sun: openingsDtoSchema }).nullable(),
+    closed_dates: z.array(z.string()),
     open_now: z.boolean(),
     next_open_at: z.string().nullable()
 });
@@ -264,6 +265,7 @@ export const publicWidgetSettingsDtoSchema = z.object({
     initial_greeting: z.string(),
     follow_up_greeting: z.string(),
     agent_online: z.boolean(),
+    back_at: z.string().nullable().optional(),
     powered_by: z.string(),
     language: z.string().optional(),
     greetings_by_language: z.record(z.string(), z.object({

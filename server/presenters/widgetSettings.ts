@@ -41,7 +41,7 @@ export function presentWidgetSettings(row: WidgetSettingsRow): ConsoleWidgetSett
  */
 export function presentPublicWidgetSettings(
   row: WidgetSettingsRow,
-  opts: { agentOnline: boolean; publicUrl: string | undefined; brandingRemovable: boolean },
+  opts: { agentOnline: boolean; backAt?: Date | null; publicUrl: string | undefined; brandingRemovable: boolean },
 ): PublicWidgetSettingsDto {
   return {
     name: row.name,
@@ -51,6 +51,7 @@ export function presentPublicWidgetSettings(
     initial_greeting: row.initialGreeting,
     follow_up_greeting: row.followUpGreeting,
     agent_online: opts.agentOnline,
+    back_at: opts.backAt?.toISOString() ?? null,
     // '' tells the widget to show no credit at all.
     powered_by: row.hideBranding && opts.brandingRemovable ? '' : POWERED_BY,
     language: row.language,

@@ -190,8 +190,10 @@ export interface HandoverDto {
 export interface BusinessHoursDto {
   /** The account's IANA time zone (the conversation settings' time_zone). */
   time_zone: string;
-  /** null: always open. Else per weekday one opening ("HH:MM" to "HH:MM") or null for closed. */
-  hours: Partial<Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', { open: string; close: string } | null>> | null;
+  /** null: always open. Else every weekday's openings ("HH:MM" to "HH:MM"), in the day's order; [] for closed. */
+  hours: Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', { open: string; close: string }[]> | null;
+  /** Days closed all day ("YYYY-MM-DD" in time_zone, sorted), from today on. */
+  closed_dates: string[];
   /** Whether the team is within its hours now, and when it opens next when not (ISO). */
   open_now: boolean;
   next_open_at: string | null;
@@ -335,6 +337,8 @@ export interface PublicWidgetSettingsDto {
   initial_greeting: string;
   follow_up_greeting: string;
   agent_online: boolean;
+  /** Issue 17: outside the account's business hours, when the team is back (ISO); null inside them or without hours. */
+  back_at?: string | null;
   powered_by: string;
   /** Issue 13: '' follows the visitor's browser; else the language the owner forces. */
   language?: string;

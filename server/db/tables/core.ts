@@ -44,6 +44,8 @@ export const accounts = pgTable('accounts', {
   csatEnabled: boolean('csat_enabled').notNull().default(true),
   /** Issue 17: opening hours per weekday in time_zone; null: always open (migrations/0031_business_hours.sql, services/businessHours.ts). */
   businessHours: jsonb('business_hours').$type<WeekHours>(),
+  /** Issue 17: days closed all day (holidays), "YYYY-MM-DD" in time_zone, sorted (migrations/0032_closed_dates.sql). */
+  closedDates: jsonb('closed_dates').$type<string[]>().notNull().default([]),
 });
 
 export const roles = pgTable('roles', {

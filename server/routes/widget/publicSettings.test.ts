@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const PUBLIC_KEYS = ['agent_online', 'avatar_url', 'color', 'follow_up_greeting', 'greetings_by_language', 'initial_greeting', 'language', 'name', 'powered_by', 'title'];
+const PUBLIC_KEYS = ['agent_online', 'avatar_url', 'back_at', 'color', 'follow_up_greeting', 'greetings_by_language', 'initial_greeting', 'language', 'name', 'powered_by', 'title'];
 
 async function customise(app: TestApp['app'], owner: TestOwner): Promise<string> {
   const look = await callMultipart(app, 'POST', '/api/vms/chatwidget-settings', {
@@ -44,6 +44,7 @@ describe('GET /api/widget-settings (public)', () => {
         initial_greeting: 'Hi from the shop',
         follow_up_greeting: 'Ask us anything',
         agent_online: true,
+        back_at: null,
         powered_by: 'Powered by Parley',
         language: '',
         greetings_by_language: {},
@@ -68,6 +69,7 @@ describe('GET /api/widget-settings (public)', () => {
       initial_greeting: 'Hello! How can we assist you today?',
       follow_up_greeting: 'Feel free to ask any questions!',
       agent_online: false,
+      back_at: null,
       powered_by: 'Powered by Parley',
       language: '',
       greetings_by_language: {},

@@ -7,6 +7,7 @@ import { accounts, widgetSettings } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { presentPublicWidgetSettings } from '../../presenters/widgetSettings.js';
 import { limitWidgetCalls } from '../../plugins/visitorAuth.js';
+import { nextOpening } from '../../services/businessHours.js';
 import { isAgentOnline } from '../../services/presence.js';
 import { okSchema, publicWidgetSettingsDtoSchema } from '../../presenters/dtoSchemas.js';
 
@@ -24,7 +25,7 @@ export default async function publicWidgetSettingsRoutes(fastify: FastifyInstanc
     { schema: { response: { 200: okSchema(publicWidgetSettingsDtoSchema) }, tags: ['widget'], querystring: widgetSettingsQuery } },
     async (request, reply) => {
       const [row] = await app.db
-        .select({ accountId: accounts.id, settings: widgetSettings })
+        .select({ accountId: accounts.id, settings: widgetSettings, timeZone: accounts.timeZone, hours: accounts.businessHours, closedDates: accounts.closedDates })
         .from(accounts)
         .innerJoin(widgetSettings, eq(widgetSettings.accountId, accounts.id))
         .where(eq(accounts.widgetKey, request.query.unique_code));
@@ -32,11 +33,13 @@ export default async function publicWidgetSettingsRoutes(fastify: FastifyInstanc
       const agentOnline = await isAgentOnline(app.db, row.accountId);
       // The plan is looked up only when the owner asked to hide the credit.
       const brandingRemovable = row.settings.hideBranding && (await hasProfessional(app.db, row.accountId, new Date()));
+      // Issue 17: outside business hours the away text says when the team is back.
+      const backAt = nextOpening(row.hours, row.timeZone, new Date(), row.closedDates);
       // Greetings, colours and presence change at any time: the widget must not show stale ones.
       reply.header('Cache-Control', 'no-cache');
       return {
         message: 'success',
-        data: presentPublicWidgetSettings(row.settings, { agentOnline, publicUrl: app.config.publicUrl, brandingRemovable }),
+        data: presentPublicWidgetSettings(row.settings, { agentOnline, backAt, publicUrl: app.config.publicUrl, brandingRemovable }),
       };
     },
   );
