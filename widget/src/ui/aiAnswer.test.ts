@@ -5,6 +5,8 @@ import { WIDGET_LANGUAGES, isRtlLanguage } from '../../../shared/src/languages.j
 import * as AiAnswer from './aiAnswer.js';
 import { AI_EN, AI_KEYS, aiTexts, backText, handoverText, loadAiTexts, parseAiTexts } from './aiAnswer.js';
 import { AI_TABLE } from './aiTexts.js';
+import { EN, parseTexts } from './i18n.js';
+import { TABLE } from './texts.js';
 import type { ChatMessage } from './merge.js';
 import { View } from './render.js';
 
@@ -100,6 +102,38 @@ describe("the assistant's answer in the widget", () => {
     expect(last!.querySelector('.a')!.textContent).toBe('Assistent AI');
     expect(last!.querySelector('.fb, .ci')).toBeNull();
     expect(buttons(earlier!)).toEqual(['Ja', 'Nein']);
+  });
+});
+
+describe('the away text outside business hours', () => {
+  const away = (lang: string, back_at: string | null) => {
+    const host = document.createElement('div');
+    const texts = lang === 'en' ? undefined : parseTexts(TABLE[lang]!);
+    const v = new View(host.attachShadow({ mode: 'open' }), { base: '', settings: { ...settings, agent_online: false, back_at }, lang, texts });
+    return { v, line: () => host.shadowRoot!.querySelector('form.o p')!.textContent };
+  };
+  const inThreeDays = new Date(Date.now() + 3 * 86_400_000);
+  inThreeDays.setUTCHours(8, 0, 0, 0);
+
+  it("says when the team is back, in the visitor's language and own time, once the answer view's words are loaded", async () => {
+    await loadAiTexts('de', '', async () => AI_TABLE.de!);
+    const { v, line } = away('de', inThreeDays.toISOString());
+    const de = parseTexts(TABLE.de!).away;
+    expect(line()).toBe(de);
+    v.setAi(AiAnswer);
+    const weekday = new Intl.DateTimeFormat('de', { weekday: 'long' }).format(inThreeDays);
+    const time = new Intl.DateTimeFormat('de', { hour: '2-digit', minute: '2-digit' }).format(inThreeDays);
+    expect(line()).toBe(`${de} Wir sind am ${weekday} um ${time} zurück.`);
+  });
+
+  it('follows the settings as they change, and says nothing more within the hours or once the time is past', () => {
+    const { v, line } = away('en', null);
+    v.setAi(AiAnswer);
+    expect(line()).toBe(parseTexts(EN).away);
+    v.applySettings({ ...settings, agent_online: false, back_at: inThreeDays.toISOString() });
+    expect(line()).toMatch(/^We're away\. Leave a message and we'll reply by email\. We're back \w+day at \d\d:\d\d( [AP]M)?\.$/);
+    v.applySettings({ ...settings, agent_online: false, back_at: new Date(Date.now() - 60_000).toISOString() });
+    expect(line()).toBe(parseTexts(EN).away);
   });
 });
 

@@ -307,20 +307,33 @@ export class Chat {
     }, (e) => this.failed(e));
   }
 
+  /**
+   * Issue 17: the answer view and its words in the visitor's language (their own chunk), once: for
+   * the first assistant answer, or for the away text to say when the team is back.
+   */
+  private loadAi(): void {
+    if (this.aiLoading) return;
+    this.aiLoading = true;
+    loadFeature(this.ctx.base, 'aiAnswer').then((mod) => mod.withTexts(this.view.lang, this.ctx.base)).then((mod) => {
+      this.view.setAi(mod);
+      this.view.setMessages(this.messages);
+    }, () => {
+      this.aiLoading = false; // shown as plain messages (the away text without "back at"); tried again later
+    });
+  }
+
+  /** Outside business hours with nobody online, the away text says when the team is back: it needs the answer view's words. */
+  private awayBack(): void {
+    const s = this.ctx.settings;
+    if (s.back_at && !s.agent_online) this.loadAi();
+  }
+
   private receive(incoming: readonly MessageDto[]): void {
     const { list, added } = mergeMessages(this.messages, incoming);
     this.messages = list;
     this.view.setMessages(list);
     // Issue 17: the first assistant answer loads how answers show (its own chunk).
-    if (!this.aiLoading && incoming.some((m) => m.ai)) {
-      this.aiLoading = true;
-      loadFeature(this.ctx.base, 'aiAnswer').then((mod) => mod.withTexts(this.view.lang, this.ctx.base)).then((mod) => {
-        this.view.setAi(mod);
-        this.view.setMessages(this.messages);
-      }, () => {
-        this.aiLoading = false; // shown as plain messages; the next answer tries again
-      });
-    }
+    if (incoming.some((m) => m.ai)) this.loadAi();
     const seen = this.me?.seen ?? 0;
     const away = !this.view.open || document.hidden;
     let unread = this.view.unreadCount;
@@ -352,6 +365,7 @@ export class Chat {
     if (!open) return;
     this.visitor().catch(() => {});
     this.markSeen();
+    this.awayBack();
     // Presence and greetings change: refresh settings opened after a minute.
     if (Date.now() - this.settingsAt > 60_000) {
       this.settingsAt = Date.now();
@@ -359,6 +373,7 @@ export class Chat {
         this.ctx.settings = s;
         this.view.applySettings(s);
         if (!this.limited && (s.agent_online || !this.messages.length)) this.view.setOffline(!s.agent_online);
+        this.awayBack();
       }, () => {});
     }
   }

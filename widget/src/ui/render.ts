@@ -80,6 +80,8 @@ export class View {
   private rows = new Map<string, { el: HTMLElement; sig: string }>();
   private unread = 0;
   private offlineForm?: HTMLFormElement;
+  /** The offline form's away text (issue 17: with when the team is back). */
+  private awayLine?: HTMLElement;
   /** Issue 17: the assistant answer's view (aiAnswer.ts), loaded when the first answer arrives. */
   private ai?: { mod: typeof AiAnswer; t: AiAnswer.AiTexts };
   /** Issue 17: the visitor asked for a person: answers no longer offer it. */
@@ -158,6 +160,7 @@ export class View {
 
   applySettings(s: PublicSettings): void {
     this.settings = s;
+    if (this.awayLine) this.awayLine.textContent = this.awayText();
     const host = this.root.host as HTMLElement;
     host.style.setProperty('--c', s.color);
     host.style.setProperty('--f', textOn(s.color));
@@ -217,7 +220,7 @@ export class View {
    *  up this month); `draft` fills its message box. */
   setOffline(offline: boolean, draft = ''): void {
     if (!offline) {
-      this.offlineForm = undefined;
+      this.offlineForm = this.awayLine = undefined;
       this.bottom.replaceChildren(this.composer);
       return;
     }
@@ -230,7 +233,8 @@ export class View {
     const email = h('input', { type: 'email', required: true, autocomplete: 'email', maxlength: '254' });
     const text = h('textarea', { required: true, rows: '3', maxlength: '5000' });
     text.value = draft;
-    const form = h('form', { class: 'o' }, h('p', {}, t.away), h('label', {}, t.email, email), h('label', {}, t.message, text), h('button', { type: 'submit' }, t.send));
+    this.awayLine = h('p', {}, this.awayText());
+    const form = h('form', { class: 'o' }, this.awayLine, h('label', {}, t.email, email), h('label', {}, t.message, text), h('button', { type: 'submit' }, t.send));
     form.onsubmit = (e) => {
       e.preventDefault();
       this.on.offline(email.value.trim(), text.value.trim());
@@ -241,11 +245,21 @@ export class View {
     if (draft && this.open && !this.opts.preview) email.focus({ preventScroll: true });
   }
 
-  /** Issue 17: the answer view, once loaded (lazy.ts); `setMessages` next shows answers with it. */
+  /** Issue 17: the answer view, once loaded (lazy.ts); `setMessages` next shows answers with it, and the away text says when the team is back. */
   setAi(mod: typeof AiAnswer): void {
     if (this.ai) return;
     this.ai = { mod, t: mod.aiTexts(this.lang) };
     this.root.append(h('style', {}, mod.AI_CSS));
+    if (this.awayLine) this.awayLine.textContent = this.awayText();
+  }
+
+  /**
+   * Issue 17: the away text, and outside business hours when the team is back ("We're back Monday
+   * at 09:00.") in the visitor's language and own time, once the answer view's words are loaded.
+   */
+  private awayText(): string {
+    const at = this.ai && this.settings.back_at ? new Date(this.settings.back_at) : null;
+    return at && at.getTime() > Date.now() ? `${this.t.away} ${this.ai!.mod.backText(at, this.ai!.t, this.lang)}` : this.t.away;
   }
 
   /** Issue 17: a person was asked for; `setMessages` next drops "Talk to a person". */
