@@ -77,7 +77,7 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
     await visible(back.getByText('1 helpful, 0 not helpful'));
   });
 
-  it("owner pastes the site's URL; a German visitor in Tokyo gets the answer citing the page and, outside the business hours set on the Settings screen, is told in German when the team is back at their own time", async () => {
+  it("owner pastes the site's URL; a German visitor in Tokyo gets the answer citing the page and, outside the business hours set on the Settings screen (with a lunch break), is told in German when the team is back at their own time, by the away text and the hand-over", async () => {
     const owner = await registerOwner('Berta Owner');
     // The business's website (on the journeys' host server): one page, read by the crawler through the console.
     fs.writeFileSync(
@@ -106,12 +106,25 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
     await card.getByLabel('Time zone').selectOption('Europe/Berlin');
     await card.getByLabel('Set hours per day').check();
     for (const d of days) await card.getByRole('checkbox', { name: d }).setChecked(d === openDay);
+    // A lunch break: 09:00 to 12:00, then 13:00 to 17:00.
+    await card.getByLabel(`${openDay} closes`).fill('12:00');
+    await card.getByRole('button', { name: `Add an opening on ${openDay}` }).click();
+    await card.getByLabel(`${openDay} opens (2)`).fill('13:00');
+    await card.getByLabel(`${openDay} closes (2)`).fill('17:00');
     await card.getByRole('button', { name: 'Save Business Hours' }).click();
     await visible(card.getByText('Business hours saved'));
     await visible(card.getByText(`Closed now; opens ${openDay} 09:00 (Europe/Berlin).`));
     await consolePage.close();
-    const hours = await apiCall<{ data: { next_open_at: string } }>('GET', '/api/vms/business-hours', { token: owner.token });
+    const hours = await apiCall<{ data: { next_open_at: string; hours: Record<string, unknown> } }>('GET', '/api/vms/business-hours', { token: owner.token });
     const backAt = new Date(hours.body.data.next_open_at);
+    expect(Object.values(hours.body.data.hours)).toContainEqual([
+      { open: '09:00', close: '12:00' },
+      { open: '13:00', close: '17:00' },
+    ]);
+    // In German, at the visitor's own time in Tokyo (09:00 in Berlin is 17:00 there).
+    const weekday = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', weekday: 'long' }).format(backAt);
+    const time = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit' }).format(backAt);
+    expect(time).toBe('17:00');
 
     expect((await apiCall('POST', '/api/chatbot/settings', { token: owner.token, body: { auto_answer_enabled: true, threshold: 0.6 } })).status).toBe(200);
     expect((await apiCall('PATCH', '/api/vms/me/availability', { token: owner.token, body: { availability: 'away' } })).status).toBe(200);
@@ -123,6 +136,8 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
       await page.getByRole('button', { name: 'Chat öffnen' }).click();
       const panel = page.getByRole('dialog', { name: 'Bäckerei Support' });
       await visible(panel, 15_000);
+      // Nobody online, outside the hours: the away text says when the team is back, in German at the visitor's time.
+      await visible(panel.locator('form p').filter({ hasText: `Wir sind am ${weekday} um ${time} zurück.` }), 15_000);
       await panel.getByLabel('E-Mail').fill('kunde@example.com');
       await panel.getByLabel('Nachricht').fill('Can you keep my bike over the winter?');
       await panel.getByRole('button', { name: 'Senden' }).click();
@@ -132,10 +147,6 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
       await visible(answer.getByText('Quelle: Winter storage | Spokes'));
       expect(await answer.getByRole('link', { name: 'Winter storage | Spokes' }).getAttribute('href')).toBe(siteUrl);
       await answer.getByRole('button', { name: 'Mit einem Menschen sprechen' }).click();
-      // In German, at the visitor's own time in Tokyo (09:00 in Berlin is 17:00 there).
-      const weekday = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', weekday: 'long' }).format(backAt);
-      const time = new Intl.DateTimeFormat('de', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit' }).format(backAt);
-      expect(time).toBe('17:00');
       const said = panel.locator('.m').filter({ hasText: 'Ich bitte ein Mitglied unseres Teams, zu übernehmen.' });
       await visible(said, 20_000);
       expect((await said.locator('.bu').textContent())?.trim()).toBe(`Ich bitte ein Mitglied unseres Teams, zu übernehmen. Wir sind am ${weekday} um ${time} zurück.`);
