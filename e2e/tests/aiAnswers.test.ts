@@ -108,7 +108,7 @@ describe('issue 17: the assistant answers a visitor from an FAQ, with its source
     for (const d of days) await card.getByRole('checkbox', { name: d }).setChecked(d === openDay);
     // A lunch break: 09:00 to 12:00, then 13:00 to 17:00.
     await card.getByLabel(`${openDay} closes`).fill('12:00');
-    await card.getByRole('button', { name: `Add an opening on ${openDay}` }).click();
+    await card.getByRole('button', { name: `Add opening on ${openDay}` }).click();
     await card.getByLabel(`${openDay} opens (2)`).fill('13:00');
     await card.getByLabel(`${openDay} closes (2)`).fill('17:00');
     await card.getByRole('button', { name: 'Save Business Hours' }).click();

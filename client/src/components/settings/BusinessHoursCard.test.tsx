@@ -84,7 +84,7 @@ describe('Business Hours card', () => {
     expect(field('Saturday opens')).toBeNull();
     // Monday: 09:00-12:00, then an opening added after lunch (13:00-17:00).
     await type(field('Monday closes')!, '12:00');
-    await click(button('Add an opening on Monday')!);
+    await click(button('Add opening on Monday')!);
     expect(field('Monday opens (2)')!.value).toBe('13:00');
     expect(field('Monday closes (2)')!.value).toBe('17:00');
     await type(field('Monday closes (2)')!, '17:30');
@@ -118,7 +118,7 @@ describe('Business Hours card', () => {
   it('refuses overlapping openings beside the later one, with the words the server uses, sending nothing', async () => {
     await render();
     await act(async () => radio('Set hours per day').click());
-    await click(button('Add an opening on Tuesday')!);
+    await click(button('Add opening on Tuesday')!);
     await type(field('Tuesday opens (2)')!, '16:00');
     await submit();
     expect(sent).toEqual([]);
@@ -133,7 +133,7 @@ describe('Business Hours card', () => {
   it("shows the server's refusal beside the opening or date it names, nothing lost", async () => {
     await render();
     await act(async () => radio('Set hours per day').click());
-    await click(button('Add an opening on Tuesday')!);
+    await click(button('Add opening on Tuesday')!);
     await type(field('Closed date')!, '2027-01-01');
     await click(button('Add closed date')!);
     refuse = { errors: { 'hours.tue.1.close': ['The closing time must be after the opening time'], 'closed_dates.0': ['Dates must be real days written YYYY-MM-DD'] }, message: 'The closing time must be after the opening time' };

@@ -213,7 +213,7 @@ export function BusinessHoursCard() {
                                 );
                               })}
                               {canWrite && week[d].spans.length < MAX_OPENINGS_PER_DAY && (
-                                <Button variant="ghost" size="sm" onClick={() => addSpan(d)} aria-label={`Add an opening on ${DAY_NAMES[d]}`}>Add opening</Button>
+                                <Button variant="ghost" size="sm" onClick={() => addSpan(d)} aria-label={`Add opening on ${DAY_NAMES[d]}`}>Add opening</Button>
                               )}
                             </>
                           ) : (
