@@ -1,5 +1,7 @@
 // One server node for the latency benchmark, in its own process (its own event loop, as in
 // production). Usage: node node.mjs parley|bare  (env: BENCH_DB_URL, BENCH_REDIS_URL, BENCH_DATA_DIR)
+// BENCH_SERVER_ROOT: another checkout's root to run its built server (server/dist, migrations),
+// e.g. `main` built into a copy for a before/after pair.
 // Sends { port } over IPC once listening; exits on SIGTERM.
 import http from 'node:http';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { ROOT } from '../lib.mjs';
 
 const mode = process.argv[2];
 const redisUrl = process.env.BENCH_REDIS_URL;
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT ? path.resolve(process.env.BENCH_SERVER_ROOT) : ROOT;
 
 /**
  * Diagnostics (BENCH_COUNT_QUERIES=/tmp/q): counts the SQL statements this node sends, by
@@ -33,9 +36,9 @@ async function countQueries(prefix) {
 
 async function parley() {
   if (process.env.BENCH_COUNT_QUERIES) await countQueries(process.env.BENCH_COUNT_QUERIES);
-  const { buildApp } = await import(path.join(ROOT, 'server/dist/app.js'));
-  const { openPostgres } = await import(path.join(ROOT, 'server/dist/db/client.js'));
-  const { loadConfig } = await import(path.join(ROOT, 'server/dist/config.js'));
+  const { buildApp } = await import(path.join(SERVER_ROOT, 'server/dist/app.js'));
+  const { openPostgres } = await import(path.join(SERVER_ROOT, 'server/dist/db/client.js'));
+  const { loadConfig } = await import(path.join(SERVER_ROOT, 'server/dist/config.js'));
   const database = await openPostgres(process.env.BENCH_DB_URL);
   await database.migrate(); // both nodes at once: the advisory lock serializes them
   const config = loadConfig({

@@ -2,7 +2,7 @@
 // beside a bare Socket.IO relay over the same Redis (no database) in the same run.
 // Run: node bench/latency/run.mjs   (after `npx turbo run build --filter=@parley/server`;
 // needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH).
-// Options (env): BENCH_SECONDS=5 per rate, BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags),
+// Options (env): BENCH_SECONDS=5 per rate, BENCH_SERVER_ROOT (another checkout's built server: node.mjs), BENCH_RATES=100,500,2000, BENCH_NODE_ARGS (server node flags),
 // BENCH_COUNT_QUERIES=/tmp/q (each Parley node writes its SQL statement counts to /tmp/q.<pid>),
 // BENCH_P99_LIMIT=50 (after the rates, up to BENCH_SEARCH_STEPS=2 more rates to find where p99
 // passes it, at most BENCH_MAX_RATE=3000/s: above it the visitors' sockets meet the event limit),
@@ -251,7 +251,7 @@ CPU/msg: CPU of both nodes + Redis (+ PostgreSQL's backends for Parley) per deli
     const cpu = (r.cpu.nodesMs + r.cpu.redisMs + r.cpu.pgMs) / r.received;
     const cmds = Object.values(r.redisCalls).reduce((a, b) => a + b, 0) / r.received;
     console.log(
-      `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.late).padStart(4)}  ${refused.padStart(7)}${`${cpu.toFixed(2)} ms`.padStart(10)}${cmds.toFixed(2).padStart(11)}   ${r.load}`,
+      `${`${r.rate}/s`.padEnd(10)}${name.padEnd(8)}${r.sentPerSec.toFixed(0).padStart(9)}${r.deliveredPerSec.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${ms(r.ackP50).padStart(11)}  ${String(r.late).padStart(4)}  ${refused.padStart(7)}${`${cpu.toFixed(2)} ms`.padStart(10)}${cmds.toFixed(2).padStart(11)}   ${r.load}   (nodes ${(r.cpu.nodesMs / r.received).toFixed(2)}, PostgreSQL ${(r.cpu.pgMs / r.received).toFixed(2)}, Redis ${(r.cpu.redisMs / r.received).toFixed(2)} ms)`,
     );
   };
   for (let i = 0; i < RATES.length; i++) {

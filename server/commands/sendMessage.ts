@@ -260,12 +260,20 @@ async function touchVisitor(db: Tx, visitor: VisitorRow): Promise<VisitorRow> {
   return seen ?? visitor;
 }
 
+/** Per table, once: each column's property, SQL name and whether it is a timestamp. */
+const jsonColumns = new WeakMap<PgTable, { key: string; name: string; date: boolean }[]>();
+
 /** A row from `row_to_json`, keyed and typed like drizzle's select (timestamps become Dates). */
 function rowFromJson<T extends PgTable>(table: T, json: Record<string, unknown>): T['$inferSelect'] {
+  let columns = jsonColumns.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table)).map(([key, col]) => ({ key, name: col.name, date: col.dataType === 'date' }));
+    jsonColumns.set(table, columns);
+  }
   const out: Record<string, unknown> = {};
-  for (const [key, col] of Object.entries(getTableColumns(table))) {
-    const v = json[col.name];
-    out[key] = v !== null && v !== undefined && col.dataType === 'date' ? new Date(v as string) : v;
+  for (const { key, name, date } of columns) {
+    const v = json[name];
+    out[key] = v !== null && v !== undefined && date ? new Date(v as string) : v;
   }
   return out as T['$inferSelect'];
 }
@@ -295,7 +303,12 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
     update ${conversations} c set
       last_message = ${param('lastMessage')},
       last_message_at = ins.created_at,
-      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end
+      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end,
+      -- What the messages trigger (0017, parley_message_times) keeps, written here in the same row
+      -- version: the trigger then finds nothing left to change (no second update of the row and its indexes).
+      first_visitor_message_at = case when ins.sender_type = 'visitor' then coalesce(c.first_visitor_message_at, ins.created_at) else c.first_visitor_message_at end,
+      waiting_since = case ins.sender_type when 'visitor' then coalesce(c.waiting_since, ins.created_at) when 'user' then null else c.waiting_since end,
+      first_reply_at = case when ins.sender_type = 'user' and c.first_reply_at is null and c.first_visitor_message_at is not null then ins.created_at else c.first_reply_at end
     from ins where c.id = ins.conversation_id
     returning c.*
   ),

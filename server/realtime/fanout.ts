@@ -19,9 +19,12 @@ export interface Fanout {
 }
 
 /** Delivers to this node's sockets only, and keeps the node's visitor audience current. */
-export function deliverLocally(io: Pick<Server, 'local' | 'in'>, fanout: Fanout): void {
+export function deliverLocally(io: Pick<Server, 'local' | 'in' | 'sockets'>, fanout: Fanout): void {
+  // Socket.IO encodes a broadcast before it looks for its sockets: a delivery none of whose
+  // rooms has a socket on this node (most of them, with many nodes) is skipped before that.
   // No rooms would mean every socket: never.
-  for (const d of fanout.deliveries) if (d.rooms.length > 0) io.local.to(d.rooms).emit(d.event, d.payload);
+  const here = io.sockets.adapter.rooms;
+  for (const d of fanout.deliveries) if (d.rooms.some((room) => here.has(room))) io.local.to(d.rooms).emit(d.event, d.payload);
   if (!fanout.visitors) return;
   const registry = visitorSockets(io);
   for (const v of fanout.visitors) registry.setConversation(v.id, v.conversation);

@@ -84,6 +84,28 @@ describe('live chat on one node', () => {
     expect(history.body.data.map((m: { id: number }) => m.id)).toEqual([ack.data.id, (await second).message.id, agentAck.data.id]);
   });
 
+  it("pushes each message with the conversation's waiting time as the message left it", async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const widget = await widgetSocket(visitor.token);
+    const agent = await agentSocket(owner.token);
+    const pushOf = (clientId: string) => next(agent, EVENTS.messageCreated, (p) => p.message.client_id === clientId);
+    const send = async (s: typeof widget, clientId: string, body: Record<string, unknown>) => {
+      const pushed = pushOf(clientId);
+      expect((await emitAck(s, EVENTS.messageSend, { ...body, client_id: clientId })).ok).toBe(true);
+      return (await pushed) as { message: { created_at: string }; conversation: { waiting_since: string | null } };
+    };
+    // The first message opens the conversation; the second joins it (one statement).
+    const first = await send(widget, 'wait-1', { message: 'Hello?' });
+    expect((await send(widget, 'wait-2', { message: 'Anyone?' })).conversation.waiting_since).toBe(first.message.created_at);
+    // An answer ends the wait: the consoles' lists learn it from the reply's push, not at their next reload.
+    expect((await send(agent, 'wait-3', { visitor_id: visitor.id, message: 'Here!' })).conversation.waiting_since).toBeNull();
+    const again = await send(widget, 'wait-4', { message: 'Thanks, one more thing' });
+    expect(again.conversation.waiting_since).toBe(again.message.created_at);
+    // The same as the list reads from the database.
+    const list = await call(t.app, 'GET', '/api/vms/conversations', { token: owner.token });
+    expect(list.body.data.find((c: { visitor_id: string }) => c.visitor_id === visitor.id).waiting_since).toBe(again.message.created_at);
+  });
+
   it('answers a retried send with the same stored message, and pushes it once', async () => {
     const visitor = await buildVisitor(t.app, owner.widgetKey);
     const widget = await widgetSocket(visitor.token);

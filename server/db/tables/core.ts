@@ -209,8 +209,7 @@ export const conversations = pgTable(
   (t) => [
     uniqueIndex('conversations_visitor_idx').on(t.visitorId),
     index('conversations_account_last_idx').on(t.accountId, t.lastMessageAt.desc()),
-    index('conversations_assignee_idx').on(t.assigneeId),
-    index('conversations_account_created_idx').on(t.accountId, t.createdAt),
+    // No (assignee_id) nor (account_id, created_at) index: their longer forms below serve them (0033).
     index('conversations_account_counted_idx').on(t.accountId, t.countedAt),
     index('conversations_account_xact_idx').on(t.accountId, sql`xact_id`),
     index('conversations_account_sort_idx').on(t.accountId, sql`(coalesce(${t.lastMessageAt}, '-infinity'::timestamptz)) desc`, t.id.desc()),
