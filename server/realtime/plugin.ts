@@ -20,6 +20,9 @@ declare module 'fastify' {
   }
 }
 
+/** How long a lookup's answer stands in for one that timed out (live presence). */
+const LAST_LIVE_MS = 60_000;
+
 /** Largest frame a socket may send: a 5000-character message in 4-byte UTF-8 plus its envelope. */
 const MAX_FRAME_BYTES = 32 * 1024;
 
@@ -103,15 +106,26 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
 
   app.decorate('io', io as unknown as Server);
   app.decorate('realtimeClosing', () => closing);
+  /**
+   * The last answer of each account's lookup: when another node does not answer in time (a node
+   * saturated by traffic), the agents who were there a moment ago still count, rather than every
+   * visitor message of that moment reading "nobody online" (offline replies, owner emails).
+   */
+  const lastLive = new Map<string, { at: number; ids: number[] }>();
   /** Live presence: the members with a console socket of the account connected, on any node. */
   const agentsOnline = async (accountId: string): Promise<number[]> => {
     // The Redis adapter leaks a rejection when asked while its client is down: don't ask then.
     if (closing || !adapterReady()) return [];
     try {
       const sockets = await io.in(rooms.console(accountId)).fetchSockets();
-      return [...new Set(sockets.map((s) => (s.data as Extract<SocketData, { kind: 'console' }>).actor.id))];
+      const ids = [...new Set(sockets.map((s) => (s.data as Extract<SocketData, { kind: 'console' }>).actor.id))];
+      if (lastLive.size >= 10_000) lastLive.clear();
+      lastLive.set(accountId, { at: Date.now(), ids });
+      return ids;
     } catch {
-      return []; // another node did not answer in time: presence is best effort
+      // Another node did not answer in time: presence is best effort, from the last answer if recent.
+      const last = lastLive.get(accountId);
+      return last && Date.now() - last.at < LAST_LIVE_MS ? last.ids : [];
     }
   };
   useLivePresence(app.db, agentsOnline);

@@ -1,7 +1,8 @@
 
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EVENTS } from '@parley/shared';
 import { authTokens } from '../db/schema.js';
+import { forgetPresence, isAgentOnline } from '../services/presence.js';
 import { buildAccount, buildMember, call, type TestOwner } from '../test/factories.js';
 import { assignConversation, buildChattingVisitor, buildVisitor } from '../test/chatFactories.js';
 import { connect, connected, emitAck, next, silence, liveTestApp } from '../test/sockets.js';
@@ -217,5 +218,29 @@ describe('live chat on one node', () => {
     const down = next(widget, EVENTS.agentPresence);
     agent.close();
     expect(await down).toEqual({ online: false });
+  });
+
+  it("keeps the last presence answer when the cluster-wide lookup does not answer in time, so a saturated node's visitors are not told nobody is there", async () => {
+    const acct = await buildAccount(t.app);
+    await t.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) });
+    const agent = await agentSocket(acct.token);
+    await t.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) });
+    forgetPresence(t.app.db, acct.user.account_id);
+    expect(await isAgentOnline(t.app.db, acct.user.account_id)).toBe(true);
+
+    // Another node does not answer: the lookup rejects, as Socket.IO's fetchSockets does on its timeout.
+    const timedOut = () => ({ fetchSockets: () => Promise.reject(new Error('timeout reached while waiting for fetchSockets response')) });
+    const spy = vi.spyOn(t.app.io, 'in').mockImplementation(timedOut as never);
+    onTestFinished(() => spy.mockRestore());
+    forgetPresence(t.app.db, acct.user.account_id);
+    expect(await isAgentOnline(t.app.db, acct.user.account_id)).toBe(true);
+    expect(spy).toHaveBeenCalled();
+
+    // An account never looked up has no answer to stand on: nobody counts.
+    const other = await buildAccount(t.app);
+    await t.database.db.update(authTokens).set({ lastUsedAt: new Date(Date.now() - 3_600_000) });
+    forgetPresence(t.app.db, other.user.account_id);
+    expect(await isAgentOnline(t.app.db, other.user.account_id)).toBe(false);
+    agent.close();
   });
 });
