@@ -2,7 +2,9 @@
 // bare Socket.IO server, measured the same way in the same run (bench/memory's server and
 // client processes). The node: PostgreSQL, no Redis (one node), real widget auth.
 // Run: node bench/capacity/sockets.mjs   (after `npm run build`; needs PostgreSQL on 127.0.0.1:5432).
-// Options (env): BENCH_SOCKET_STEPS=5000,10000,20000, BENCH_JSON=<file>.
+// Options (env): BENCH_SOCKET_STEPS=5000,10000,20000, BENCH_JSON=<file>, BENCH_HEAP_SNAPSHOTS=<dir>
+// (a heap snapshot of each server at each step, as <dir>/<system>-<sockets>.heapsnapshot: compare
+// two with bench/memory/heapdiff.mjs; use small steps, e.g. 2000,4000: a snapshot takes a while).
 // Target: memory per idle socket <= 1.3x bare.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +12,7 @@ import path from 'node:path';
 import { BENCH_DIR, createDatabase, kb, loadAverage as load, mb, sleep, startChild } from '../lib.mjs';
 import { parleyAuths } from '../memory/auths.mjs';
 
+const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS;
 const STEPS = (process.env.BENCH_SOCKET_STEPS ?? '5000,10000,20000').split(',').map(Number);
 const WARM = 200;
 // Open files: each side needs one per socket. Raise the soft limit up to the hard one (a
@@ -88,6 +91,7 @@ async function measureSystem(mode) {
       await sleep(3000); // connect-time work (presence, last-seen writes) settles
       const after = await server.request({ cmd: 'measure' });
       held = after.sockets;
+      if (SNAPSHOTS) await server.request({ cmd: 'snapshot', file: path.join(SNAPSHOTS, `${mode}-${held}.heapsnapshot`) });
       steps.push({ wanted, target, held, seconds, rate: connected / seconds, after, load: load() });
     }
     for (const c of clients) await c.request({ cmd: 'close' });

@@ -1,7 +1,9 @@
 // The measured server for the memory benchmark, alone in its process (run with --expose-gc).
 // Usage: node --expose-gc server.mjs parley|bare  (env for parley: BENCH_DB_URL, BENCH_DATA_DIR)
-// IPC: sends { port } when listening; answers { cmd: 'measure' } with memory after full GCs.
+// IPC: sends { port } when listening; answers { cmd: 'measure' } with memory after full GCs, and
+// { cmd: 'snapshot', file } by writing a heap snapshot there (after the same GCs; for heapdiff.mjs).
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
 import http from 'node:http';
 import path from 'node:path';
 import { Server } from 'socket.io';
@@ -54,6 +56,10 @@ try {
   const node = mode === 'parley' ? await parley() : await bare();
   process.on('message', async (msg) => {
     if (msg.cmd === 'measure') process.send(await measure(node));
+    if (msg.cmd === 'snapshot') {
+      await measure(node);
+      process.send({ file: v8.writeHeapSnapshot(msg.file) });
+    }
   });
   process.on('SIGTERM', () => process.exit(0));
   process.send({ port: node.port, fdLimit: fdLimit() });

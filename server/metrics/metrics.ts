@@ -34,6 +34,8 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 const ACK_MAX_MS = 10 * 60_000;
 /** The database's clock (created_at) may run this far ahead of the node's. */
 const ACK_SKEW_MS = 5000;
+/** The last message id each socket acked (an entry only for sockets that acked). */
+const lastAcked = new WeakMap<object, number>();
 
 /**
  * One prom-client registry per app (several apps in one process in tests), every series labelled
@@ -149,21 +151,26 @@ export function registerMetrics(app: FastifyInstance): void {
     if (!app.io) return;
     adapter = app.io.of('/').adapter as unknown as AdapterLike;
     for (const client of [adapter.pubClient, adapter.subClient]) client?.on('error', () => adapterErrors.inc());
+    // One pair of listeners for every socket (Socket.IO calls them with the socket as `this`):
+    // an idle socket keeps no closure of its own (issue 15).
+    const kindOf = (socket: { data: unknown }) => (socket.data as { kind?: string }).kind ?? 'widget';
+    function onDisconnect(this: { data: unknown }): void {
+      disconnects.inc({ kind: kindOf(this) });
+    }
+    // Each message counts once per socket (ids only grow), and only when received lately: a
+    // client cannot replay or invent old acks to bend the figure. No SQL, no Redis.
+    function onDelivered(this: object & { data: unknown }, p: unknown): void {
+      const { id, created_at } = (p ?? {}) as { id?: unknown; created_at?: unknown };
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= (lastAcked.get(this) ?? 0) || typeof created_at !== 'string') return;
+      const ms = Date.now() - Date.parse(created_at);
+      if (!(ms > -ACK_SKEW_MS && ms < ACK_MAX_MS)) return;
+      lastAcked.set(this, id);
+      acked.observe({ kind: kindOf(this) }, Math.max(0, ms) / 1000);
+    }
     app.io.on('connection', (socket) => {
-      const kind = (socket.data as { kind?: string }).kind ?? 'widget';
-      connects.inc({ kind });
-      socket.on('disconnect', () => disconnects.inc({ kind }));
-      // Each message counts once per socket (ids only grow), and only when received lately: a
-      // client cannot replay or invent old acks to bend the figure. No SQL, no Redis.
-      let lastAcked = 0;
-      socket.on(EVENTS.messageDelivered, (p: unknown) => {
-        const { id, created_at } = (p ?? {}) as { id?: unknown; created_at?: unknown };
-        if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= lastAcked || typeof created_at !== 'string') return;
-        const ms = Date.now() - Date.parse(created_at);
-        if (!(ms > -ACK_SKEW_MS && ms < ACK_MAX_MS)) return;
-        lastAcked = id;
-        acked.observe({ kind }, Math.max(0, ms) / 1000);
-      });
+      connects.inc({ kind: kindOf(socket) });
+      socket.on('disconnect', onDisconnect);
+      socket.on(EVENTS.messageDelivered, onDelivered);
     });
   });
 

@@ -14,19 +14,38 @@ import { TOO_MANY_CONNECTIONS, TOO_MANY_REQUESTS, ipKey, type SocketSlot } from 
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
-import { consoleRooms, rooms } from './audience.js';
+import { consoleRooms } from './audience.js';
 import type { VisitorConversation } from './visitorPresence.js';
 
 export type SocketData =
   | { kind: 'console'; actor: Actor }
   | {
+      /**
+       * What a widget socket keeps while it lives (issue 15: memory per idle socket): ids and
+       * flags; its account's id is the node's one string per account (visitorPresence.ts).
+       */
       kind: 'widget';
-      visitor: VisitorRow;
+      visitorId: string;
       accountId: string;
-      slot: SocketSlot;
-      /** The visitor's conversation (its audience) as read with the visitor on connect. */
-      conversation: VisitorConversation;
+      /** The visitor's token hash and the client's address: the socket's slot of the caps and its events' budgets. */
+      visitorKey: string;
+      ip: string;
+      /**
+       * The visitor's row: the handshake's until the socket's connect work is done, then none
+       * while it is idle; the first event that needs it reads it and the socket keeps it.
+       */
+      visitor: VisitorRow | undefined;
+      /** The visitor's conversation (its audience) as read with the visitor on connect, until the node's registry has it. */
+      conversation: VisitorConversation | undefined;
+      /** Its chat is under way: the plan's new-chat limit no longer applies to it. */
+      chatting: boolean;
     };
+
+/** A widget socket's slot of the socket caps (its id, visitor and address), made when asked: the socket keeps no object for it. */
+export function widgetSlot(socket: Socket): SocketSlot {
+  const data = socket.data as Extract<SocketData, { kind: 'widget' }>;
+  return { id: socket.id, visitorKey: data.visitorKey, ip: data.ip };
+}
 
 /** Errors a client sees in connect_error; the same words as the HTTP envelope. */
 const refuse = (message: string, status: number, retryAfter?: number) =>
@@ -120,6 +139,9 @@ async function orRefuse(check: Promise<void>): Promise<void> {
   }
 }
 
+/** What a widget socket's handshake keeps of its credentials once checked: nothing (one object for all). */
+const NO_AUTH: Record<string, never> = Object.freeze({});
+
 const text = (v: unknown, max = 512): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
 
 /** Browsers always send Origin on a WebSocket; a console socket must come from the console's own origin. */
@@ -163,8 +185,20 @@ export async function authenticateSocket(app: FastifyInstance, socket: Socket, g
     const { visitor, conversation } = found;
     // A visitor token only ever reaches its own conversation, and only through its own widget.
     if ((await widgetKeyOf(app.db, visitor.accountId)) !== widgetKey) throw refuse('Unauthenticated', 401);
-    socket.data = { kind: 'widget', visitor, accountId: visitor.accountId, slot, conversation } satisfies SocketData;
-    await socket.join([rooms.visitor(visitor.id), rooms.widgets(visitor.accountId)]);
+    // Rooms are joined on connection (realtime/widgetSocket.ts), with the node's strings of the account.
+    socket.data = {
+      kind: 'widget',
+      visitorId: visitor.id,
+      accountId: visitor.accountId,
+      visitorKey: slot.visitorKey,
+      // The handshake's own string when it is the same address (no proxy): one copy, not two.
+      ip: ip === socket.handshake.address ? socket.handshake.address : ip,
+      visitor,
+      conversation,
+      chatting: false,
+    } satisfies SocketData;
+    // The credentials are not kept with the socket once it is in (nor sent to other nodes by fetchSockets).
+    socket.handshake.auth = NO_AUTH;
   } catch (e) {
     await app.widgetLimits.sockets.release(slot);
     throw e;

@@ -6,12 +6,10 @@ import { TOO_MANY_REQUESTS } from '../services/rateLimit.js';
 import { SYSTEM_LANE, laneOfAccount, runInLane } from '../db/fair.js';
 
 /** A socket event's database calls wait in its account's lane (db/fair.ts), like its HTTP calls. */
-function inAccountLane<A extends unknown[]>(socket: Socket, listener: (...args: A) => void): (...args: A) => void {
-  return (...args) => {
-    const data = socket.data as { accountId?: string; actor?: { accountId: string } } | undefined;
-    const accountId = data?.accountId ?? data?.actor?.accountId;
-    runInLane(accountId ? laneOfAccount(accountId) : SYSTEM_LANE, () => listener(...args));
-  };
+function laneOf(socket: Socket) {
+  const data = socket.data as { accountId?: string; actor?: { accountId: string } } | undefined;
+  const accountId = data?.accountId ?? data?.actor?.accountId;
+  return accountId ? laneOfAccount(accountId) : SYSTEM_LANE;
 }
 
 /** Console sockets: events a socket may send per window; past that its events are refused. */
@@ -56,25 +54,42 @@ function perSocketWindow(): () => Promise<void> {
   };
 }
 
+/** A socket's refused events so far: only sockets that were refused have an entry (an idle socket keeps nothing). */
+const refusals = new WeakMap<Socket, number>();
+
+/** An event's handler: the socket it came on, its payload, its ack. */
+export type SocketHandler = (socket: Socket, payload: unknown, ack: Ack) => Promise<void>;
+/** A listener Socket.IO calls with the socket as `this`. */
+export type SocketListener = (this: Socket, payload: unknown, maybeAck?: unknown) => void;
+
 /**
  * One safe way to handle incoming events: the rate limit (`limit`, shared by all of a widget
  * visitor's sockets and nodes; a per-socket window for console sockets), the NUL rule of the JSON
- * body parser, then the handler; any error becomes an ack in the HTTP envelope's words, never an
- * exception on the server, and only server faults are logged.
+ * body parser, then the handler, in the account's database lane; any error becomes an ack in the
+ * HTTP envelope's words, never an exception on the server, and only server faults are logged.
+ *
+ * The listener reads everything from the socket it is called on (Socket.IO's `this`), so one
+ * listener serves every socket (issue 15: an idle widget socket keeps no closures of its own).
  */
-export function guardSocket(socket: Socket, log: { error: (o: object, m: string) => void }, limit: () => Promise<void> = perSocketWindow()) {
-  let refused = 0;
-  return function on(event: string, handler: (payload: unknown, ack: Ack) => Promise<void>): void {
-    socket.on(event, inAccountLane(socket, (payload: unknown, maybeAck?: unknown) => {
-      const ack: Ack = typeof maybeAck === 'function' ? (maybeAck as Ack) : () => {};
-      limit()
+export function guardedListener(
+  event: string,
+  handler: SocketHandler,
+  limit: (socket: Socket) => Promise<void>,
+  log: { error: (o: object, m: string) => void },
+): SocketListener {
+  return function (this: Socket, payload: unknown, maybeAck?: unknown): void {
+    const ack: Ack = typeof maybeAck === 'function' ? (maybeAck as Ack) : () => {};
+    runInLane(laneOf(this), () => {
+      limit(this)
         .then(
           () => {
             assertNoNul(payload);
-            return handler(payload, ack);
+            return handler(this, payload, ack);
           },
           (err: unknown) => {
-            if (++refused >= DISCONNECT_AFTER_REFUSALS) socket.disconnect(true);
+            const refused = (refusals.get(this) ?? 0) + 1;
+            refusals.set(this, refused);
+            if (refused >= DISCONNECT_AFTER_REFUSALS) this.disconnect(true);
             throw err;
           },
         )
@@ -83,6 +98,13 @@ export function guardSocket(socket: Socket, log: { error: (o: object, m: string)
           if (errorReply(err).unexpected) log.error({ err, event }, 'socket event failed');
           ack(reply);
         });
-    }));
+    });
+  };
+}
+
+/** guardedListener for one socket's own handlers (console sockets), with a per-socket window by default. */
+export function guardSocket(socket: Socket, log: { error: (o: object, m: string) => void }, limit: () => Promise<void> = perSocketWindow()) {
+  return function on(event: string, handler: (payload: unknown, ack: Ack) => Promise<void>): void {
+    socket.on(event, guardedListener(event, (_socket, payload, ack) => handler(payload, ack), limit, log));
   };
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
 import { EVENTS } from '@parley/shared';
 import { useLivePresence } from '../services/presence.js';
-import { SLOT_REFRESH_MS, type SocketSlot } from '../services/rateLimit.js';
-import { HandshakeGate, authenticateSocket, handshakeRefusal, type SocketData } from './auth.js';
+import { SLOT_REFRESH_MS } from '../services/rateLimit.js';
+import { HandshakeGate, authenticateSocket, handshakeRefusal, type SocketData, widgetSlot } from './auth.js';
 import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
 import { watchNodes } from './nodeWatch.js';
@@ -137,19 +137,13 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     );
   });
   // Widget sockets hold a slot of their visitor's and IP's caps while they live (refreshed so
-  // a dead node's slots expire), given back on disconnect.
-  const slots = new Map<string, SocketSlot>();
+  // a dead node's slots expire), given back on disconnect (realtime/widgetSocket.ts).
   const caps = app.widgetLimits.sockets;
-  const refresh = setInterval(() => void caps.refresh([...slots.values()]), SLOT_REFRESH_MS);
+  const liveSlots = () => [...io.of('/').sockets.values()].filter((s) => s.data.kind === 'widget').map(widgetSlot);
+  const refresh = setInterval(() => void caps.refresh(liveSlots()), SLOT_REFRESH_MS);
   refresh.unref();
   io.on('connection', (socket) => {
     if (socket.data.kind === 'console') return onConsoleSocket(app, socket);
-    const { slot } = socket.data;
-    slots.set(slot.id, slot);
-    socket.on('disconnect', () => {
-      slots.delete(slot.id);
-      caps.release(slot).catch(() => {}); // never rejects; a lost release expires with the slot
-    });
     onWidgetSocket(app, socket);
   });
   subscribePush(app);

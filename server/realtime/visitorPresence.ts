@@ -17,7 +17,11 @@ type Io = Pick<Server, 'in'>;
 const ONLINE_CACHE_MS = 2_000;
 const caches = new WeakMap<Io, TtlCache<string, Set<string>>>();
 
-const visitorIdOf = (data: unknown) => (data as { visitor?: { id?: string } } | undefined)?.visitor?.id;
+/** A widget socket's visitor; `visitor.id`: a node of the release before (a rolling restart mixes both). */
+const visitorIdOf = (data: unknown) => {
+  const d = data as { visitorId?: string; visitor?: { id?: string } } | undefined;
+  return d?.visitorId ?? d?.visitor?.id;
+};
 
 /** The account's visitors with a widget socket (a little stale at most; best effort: an unanswered node counts as none). */
 export function onlineVisitorIds(io: Io, accountId: string): Promise<Set<string>> {
@@ -35,12 +39,26 @@ export function onlineVisitorIds(io: Io, accountId: string): Promise<Set<string>
 /** What decides who hears about a visitor: its conversation's account and assignee (null: no conversation yet). */
 export type VisitorConversation = { accountId: string; assigneeId: number | null } | null;
 
+/**
+ * An account with widget sockets on this node: its id and its widgets room as one string each,
+ * shared by all its sockets (a database row's id is a new string per row: 10,000 sockets of one
+ * account would otherwise keep 10,000 copies of each).
+ */
+export interface LocalAccount {
+  readonly id: string;
+  /** rooms.widgets(id) */
+  readonly widgets: string;
+  sockets: number;
+}
+
 interface LocalVisitor {
   /** This node's widget sockets of the visitor. */
   sockets: number;
-  accountId: string;
+  account: LocalAccount;
   /** undefined: not known now (a Redis outage may have lost a change): read again when needed. */
   conversation: VisitorConversation | undefined;
+  /** The presence write of its first socket here, while it is under way. */
+  written: Promise<void> | undefined;
 }
 
 /** A visitor's presence key lives this long after its last socket came on a node (a node killed keeps no key forever). */
@@ -60,6 +78,7 @@ const PRESENCE_TTL_S = 24 * 60 * 60;
  */
 export class VisitorSockets {
   private local = new Map<string, LocalVisitor>();
+  private accounts = new Map<string, LocalAccount>();
   /** This registry's field in the visitors' hashes: its node (process) id, then its own (tests run two apps in one process). */
   readonly field = `${NODE_ID}/${randomUUID()}`;
 
@@ -74,19 +93,33 @@ export class VisitorSockets {
     return `${this.prefix}:vp:${visitorId}`;
   }
 
-  /** A widget socket of the visitor came on this node, with its conversation as read on connect. */
-  async connected(visitorId: string, accountId: string, conversation: VisitorConversation): Promise<void> {
+  /**
+   * A widget socket of the visitor came on this node, with its conversation as read on connect:
+   * its account as this node keeps it (the strings the socket should keep). The presence write
+   * (Redis) goes on in the background; the visitor's disconnect waits for it.
+   */
+  connected(visitorId: string, accountId: string, conversation: VisitorConversation): LocalAccount {
+    let account = this.accounts.get(accountId);
+    if (!account) this.accounts.set(accountId, (account = { id: accountId, widgets: rooms.widgets(accountId), sockets: 0 }));
+    account.sockets++;
     const known = this.local.get(visitorId);
     if (known) {
       known.sockets++;
       known.conversation = conversation;
-      return;
+      return account;
     }
-    this.local.set(visitorId, { sockets: 1, accountId, conversation });
-    if (!this.redis?.isReady) return;
+    const visitor: LocalVisitor = { sockets: 1, account, conversation, written: undefined };
+    this.local.set(visitorId, visitor);
+    if (!this.redis?.isReady) return account;
     const key = this.key(visitorId);
     // One round trip (node-redis pipelines commands issued together).
-    await Promise.all([this.redis.hSet(key, this.field, '1'), this.redis.expire(key, PRESENCE_TTL_S)]).catch(() => {});
+    const written: Promise<void> = Promise.all([this.redis.hSet(key, this.field, '1'), this.redis.expire(key, PRESENCE_TTL_S)])
+      .catch(() => {})
+      .then(() => {
+        if (visitor.written === written) visitor.written = undefined;
+      });
+    visitor.written = written;
+    return account;
   }
 
   /**
@@ -96,6 +129,9 @@ export class VisitorSockets {
   async disconnected(visitorId: string): Promise<boolean> {
     const known = this.local.get(visitorId);
     if (!known) return false;
+    await known.written; // its presence was written before it is removed
+    if (this.local.get(visitorId) !== known) return false; // the node closed meanwhile
+    if (--known.account.sockets === 0) this.accounts.delete(known.account.id);
     if (--known.sockets > 0) return true;
     this.local.delete(visitorId);
     if (!this.redis?.isReady) return false;
@@ -142,6 +178,7 @@ export class VisitorSockets {
   async close(): Promise<void> {
     const visitors = [...this.local.keys()];
     this.local.clear();
+    this.accounts.clear();
     if (!this.redis?.isReady) return;
     await Promise.all(visitors.map((v) => this.redis!.hDel(this.key(v), this.field))).catch(() => {});
   }
@@ -150,7 +187,7 @@ export class VisitorSockets {
   audience(visitorId: string): string[] | undefined {
     const known = this.local.get(visitorId);
     if (!known || known.conversation === undefined) return undefined;
-    return visitorAudience(known.accountId, known.conversation ?? undefined);
+    return visitorAudience(known.account.id, known.conversation ?? undefined);
   }
 
   /** The visitor's conversation as a push says it is now (no-op for visitors without a socket here). */
