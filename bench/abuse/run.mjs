@@ -193,6 +193,19 @@ async function register(base, name, from) {
 
 const SOCKETS = 200;
 
+/**
+ * Where run `run` of a flood comes from: fresh addresses for each run, so the second run meets the
+ * same budgets as the first (not the ones the first spent).
+ */
+const source = (run, host) => `127.3.${run}.${host}`;
+
+/** The flooder's own visitor (its token), or a clear error. */
+async function floodVisitor(base, from, key) {
+  const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
+  if (v.status !== 201) throw new Error(`the flood's visitor was not created: ${v.status} ${JSON.stringify(v.body)}`);
+  return v.body.data.visitor_token;
+}
+
 /** A widget socket of the visitor, or the refusal it got (its status, or the transport's error). */
 function openSocket(base, key, token, from) {
   const s = io(base, { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: from });
@@ -210,10 +223,9 @@ function openSocket(base, key, token, from) {
  * socket sends messages on it one after another; each refused tab tries its handshake again at
  * once and sends its messages over REST meanwhile (as a flooder would).
  */
-async function socketsFlood({ flood, key }) {
-  const from = '127.0.0.10';
-  const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
-  const token = v.body.data.visitor_token;
+async function socketsFlood({ flood, key, run }) {
+  const from = source(run, 10);
+  const token = await floodVisitor(flood[0], from, key);
   const deadline = Date.now() + SECONDS * 1000;
   const sockets = [];
   const refusal = new Map();
@@ -260,8 +272,8 @@ async function socketsFlood({ flood, key }) {
 }
 
 /** One address creates visitors as fast as it can for the whole window; each writes one message. */
-async function visitorsFlood({ flood, key }) {
-  const from = '127.0.0.11';
+async function visitorsFlood({ flood, key, run }) {
+  const from = source(run, 11);
   const r = { created: 0, limited: 0, other: 0, messages: 0, calls: 0 };
   const attempts = await pool(Infinity, 20, SECONDS, async (i) => {
     const v = await call(flood[i % flood.length], 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: `Bot ${i}` } });
@@ -285,10 +297,9 @@ async function visitorsFlood({ flood, key }) {
 }
 
 /** One visitor posts images of about 5 MB, 4 at a time, for the whole window. */
-async function uploadsFlood({ flood, key, dataDir }) {
-  const from = '127.0.0.12';
-  const v = await call(flood[0], 'POST', '/api/widget/visitors', { from, json: { unique_code: key } });
-  const token = v.body.data.visitor_token;
+async function uploadsFlood({ flood, key, dataDir, run }) {
+  const from = source(run, 12);
+  const token = await floodVisitor(flood[0], from, key);
   const png = bigPng();
   const r = { ok: 0, limited: 0, other: new Map() };
   const before = await dirBytes(path.join(dataDir, 'storage'));
@@ -315,12 +326,12 @@ async function uploadsFlood({ flood, key, dataDir }) {
  * Anonymous new chats, each from its own address, with a phishing line as the visitor's name, for
  * the whole window; the emails are counted 8 s after it (the settling time before the next window).
  */
-async function mailFlood({ flood, key, dataDir }) {
+async function mailFlood({ flood, key, dataDir, run }) {
   const mailDir = path.join(dataDir, 'mail');
   const before = await countFiles(mailDir);
   const r = { chats: 0, limited: 0, other: 0, calls: 0 };
   const attempts = await pool(Infinity, 10, SECONDS, async (i) => {
-    const from = `127.1.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`;
+    const from = `127.${3 + run}.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`;
     const base = flood[i % flood.length];
     const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
     r.calls++;
@@ -423,7 +434,7 @@ async function runMode(mode) {
     const rows = [];
     for (const name of SCENARIOS) {
       for (let run = 1; run <= REPEAT; run++) {
-        const { result, during } = await window(() => RUN[name]({ flood: nodes.flood, key: target.key, dataDir }));
+        const { result, during } = await window(() => RUN[name]({ flood: nodes.flood, key: target.key, dataDir, run }));
         await sleep(result.settleMs ?? 2000); // what the flood left to do (jobs, pushes) ends outside the windows
         if (result.after) result.accepted += `; ${await result.after()}`;
         const before = idles.at(-1);
