@@ -1,5 +1,6 @@
 // The measured server for the memory benchmark, alone in its process (run with --expose-gc).
-// Usage: node --expose-gc server.mjs parley|bare  (env for parley: BENCH_DB_URL, BENCH_DATA_DIR)
+// Usage: node --expose-gc server.mjs parley|bare  (env for parley: BENCH_DB_URL, BENCH_DATA_DIR;
+// BENCH_SERVER_ROOT: another checkout's root, to run its built server for a before/after pair)
 // IPC: sends { port } when listening; answers { cmd: 'measure' } with memory after full GCs, and
 // { cmd: 'snapshot', file } by writing a heap snapshot there (after the same GCs; for heapdiff.mjs).
 import { readFileSync } from 'node:fs';
@@ -10,11 +11,12 @@ import { Server } from 'socket.io';
 import { ROOT, sleep } from '../lib.mjs';
 
 const mode = process.argv[2];
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT ? path.resolve(process.env.BENCH_SERVER_ROOT) : ROOT;
 
 async function parley() {
-  const { buildApp } = await import(path.join(ROOT, 'server/dist/app.js'));
-  const { openPostgres } = await import(path.join(ROOT, 'server/dist/db/client.js'));
-  const { loadConfig } = await import(path.join(ROOT, 'server/dist/config.js'));
+  const { buildApp } = await import(path.join(SERVER_ROOT, 'server/dist/app.js'));
+  const { openPostgres } = await import(path.join(SERVER_ROOT, 'server/dist/db/client.js'));
+  const { loadConfig } = await import(path.join(SERVER_ROOT, 'server/dist/config.js'));
   const database = await openPostgres(process.env.BENCH_DB_URL);
   await database.migrate();
   // One node, no REDIS_URL: the in-memory adapter, as a single-node install runs.
