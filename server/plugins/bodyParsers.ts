@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors.js';
 
@@ -25,6 +26,21 @@ export function assertNoNul(value: unknown): void {
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
+  // A call answered before its body was read to the end (a refused upload: the multipart reader
+  // stopped mid-file) would leave the rest of the body on a keep-alive connection nobody reads:
+  // the sender blocks writing it and never sends another call there, and the connection stays
+  // open for good. Such an answer closes its connection instead.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (bodyLeftUnread(request.raw)) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
+/** True when the request has a body that was not received to its end. */
+export function bodyLeftUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** The JSON rules above, for a scope that also takes JSON sent as text/plain (the widget's reports). */
