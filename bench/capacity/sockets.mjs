@@ -6,10 +6,10 @@
 // (a heap snapshot of each server at each step, as <dir>/<system>-<sockets>.heapsnapshot: compare
 // two with bench/memory/heapdiff.mjs; use small steps, e.g. 2000,4000: a snapshot takes a while).
 // Target: memory per idle socket <= 1.3x bare.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, createDatabase, kb, loadAverage as load, mb, sleep, startChild } from '../lib.mjs';
+import { BENCH_DIR, createDatabase, kb, loadAverage as load, mb, sleep, startChild, benchContext } from '../lib.mjs';
 import { parleyAuths } from '../memory/auths.mjs';
 
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS;
@@ -25,13 +25,7 @@ const SOURCES = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
 const serverScript = path.join(BENCH_DIR, 'memory/server.mjs');
 const clientScript = path.join(BENCH_DIR, 'memory/clients.mjs');
 
-const ctx = { children: [], db: undefined, dataDir: undefined };
-async function cleanup() {
-  for (const c of ctx.children) await c.stop().catch(() => {});
-  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
-  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
-}
-process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+const { ctx, cleanup } = benchContext();
 
 async function measureSystem(mode) {
   const env = { BENCH_DB_URL: ctx.db.url, BENCH_DATA_DIR: ctx.dataDir };

@@ -4,10 +4,10 @@
 // Run: node bench/memory/run.mjs   (after `npx turbo run build --filter=@parley/server`;
 // needs PostgreSQL on 127.0.0.1:5432). Option: BENCH_CONNECTIONS=10000.
 // Target: Parley <= 1.3x bare per connection.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_DIR, createDatabase, sleep, startChild } from '../lib.mjs';
+import { BENCH_DIR, createDatabase, sleep, startChild, benchContext } from '../lib.mjs';
 import { parleyAuths } from './auths.mjs';
 
 const WANTED = Number(process.env.BENCH_CONNECTIONS ?? 10_000);
@@ -18,13 +18,7 @@ const ULIMIT = `ulimit -n ${FD_LIMIT} 2>/dev/null || ulimit -n $(ulimit -Hn)`;
 const serverScript = path.join(BENCH_DIR, 'memory/server.mjs');
 const clientScript = path.join(BENCH_DIR, 'memory/clients.mjs');
 
-const ctx = { children: [], db: undefined, dataDir: undefined };
-async function cleanup() {
-  for (const c of ctx.children) await c.stop().catch(() => {});
-  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
-  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
-}
-process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+const { ctx, cleanup } = benchContext();
 
 async function measureSystem(mode, wanted) {
   const env = { BENCH_DB_URL: ctx.db?.url ?? '', BENCH_DATA_DIR: ctx.dataDir };

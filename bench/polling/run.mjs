@@ -11,13 +11,13 @@
 // BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_NODE_ARGS.
 // Target: 10,000 polling visitors on one node with p99 <= 100 ms.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild } from '../lib.mjs';
+import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild, benchContext } from '../lib.mjs';
 import { cpuMeter, postgresBackends } from '../latency/cpu.mjs';
 
 const VISITORS = Number(process.env.BENCH_POLL_VISITORS ?? 10_000);
@@ -29,13 +29,7 @@ const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 256);
 const WRITERS = 20;
 const TARGET_P99_MS = 100;
 
-const ctx = { children: [], db: undefined, dataDir: undefined };
-async function cleanup() {
-  for (const c of ctx.children) await c.stop().catch(() => {});
-  await ctx.db?.drop().catch((e) => console.error(`could not drop ${ctx.db.name}: ${e.message}`));
-  if (ctx.dataDir) await rm(ctx.dataDir, { recursive: true, force: true });
-}
-process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+const { ctx, cleanup } = benchContext();
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
