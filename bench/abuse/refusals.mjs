@@ -6,11 +6,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { io } from 'socket.io-client';
 import { ROOT, freePort, sleep } from '../lib.mjs';
+import { call, closeAgents } from './http.mjs';
 
 const N = Number(process.argv[2] ?? 3000);
 const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
@@ -21,30 +21,6 @@ function cpuMs(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-}
-
-const agents = new Map();
-function call(base, method, urlPath, { from, token, json } = {}) {
-  if (!agents.has(from)) agents.set(from, new http.Agent({ keepAlive: true, maxSockets: 32, localAddress: from }));
-  const url = new URL(urlPath, base);
-  const body = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
-  const headers = { ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
-  return new Promise((resolve) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agents.get(from) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        let parsed = null;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode, body: parsed });
-      });
-    });
-    req.on('error', () => resolve({ status: 0 }));
-    req.end(body);
-  });
 }
 
 async function pool(count, concurrency, task) {
@@ -149,7 +125,7 @@ try {
   console.log(`${'socket handshake over the per-visitor cap'.padEnd(44)} ${(cpu / handshakes * 1000).toFixed(0).padStart(5)} us CPU per call  (${handshakes} handshakes, ${refusedSockets} refused)`);
   for (const s of keep) s.close();
 } finally {
-  for (const a of agents.values()) a.destroy();
+  closeAgents();
   process.kill(child.pid, 'SIGTERM');
   await new Promise((r) => child.once('exit', r));
   await rm(dataDir, { recursive: true, force: true });

@@ -10,13 +10,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { io } from 'socket.io-client';
 import { BENCH_DIR, ROOT, createDatabase, freePort, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
+import { call, closeAgents } from './http.mjs';
 
 const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
@@ -66,43 +66,6 @@ function cpuMs(pids) {
 }
 
 // ---- HTTP from a chosen 127.0.0.x source address ------------------------------------------
-
-/** Keep-alive connections per source address, as a real client (or flooder) keeps them. */
-const agents = new Map();
-const agentFor = (from) => {
-  if (!agents.has(from)) agents.set(from, new http.Agent({ keepAlive: true, maxSockets: 32, localAddress: from }));
-  return agents.get(from);
-};
-
-function call(base, method, urlPath, { from = '127.0.0.1', token, json, form } = {}) {
-  const url = new URL(urlPath, base);
-  const body = json !== undefined ? Buffer.from(JSON.stringify(json)) : form?.payload;
-  const headers = {
-    ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
-    ...(form ? form.headers : {}),
-    ...(body ? { 'content-length': String(body.length) } : {}),
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-  };
-  return new Promise((resolve) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(from), timeout: 60_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        let parsed = null;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* not JSON */
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, retryAfter: res.headers['retry-after'] });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve({ status: 0, body: null }));
-    req.end(body);
-  });
-}
 
 function multipart(fields, file) {
   const boundary = `----abuse${randomBytes(8).toString('hex')}`;
@@ -445,8 +408,7 @@ async function runMode(mode) {
     }
     return { mode, idles, rows };
   } finally {
-    for (const a of agents.values()) a.destroy();
-    agents.clear();
+    closeAgents();
     for (const f of cleanup) await f().catch((e) => console.error(`cleanup: ${e.message}`));
     await rm(dataDir, { recursive: true, force: true });
   }
