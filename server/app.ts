@@ -66,6 +66,8 @@ import storageFileRoutes, { storageHeaders } from './routes/storage/files.js';
 import widgetLanguageRoutes from './routes/widget/language.js';
 import webhooksRoutes from './routes/webhooks/webhooks.js';
 import { subscribeWebhooks } from './webhooks/subscribe.js';
+import type { LaneSlots } from './db/fair.js';
+import { createWidgetWrites } from './services/widgetWrites.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -97,6 +99,8 @@ declare module 'fastify' {
     widgetLimits: WidgetLimits;
     /** Answers widget calls already known to be refused before Fastify handles them (plugins/refusalGate.ts). */
     refusalGate: RefusalGate;
+    /** Each node's share of widget write work per account (services/widgetWrites.ts). */
+    widgetWrites: LaneSlots;
   }
 }
 
@@ -201,6 +205,7 @@ export async function buildApp({ config, database, logger = true, logStream }: A
     }),
   });
   app.decorate('widgetLimits', createWidgetLimits(config.widgetLimits, prefix, redis, (err) => app.log.warn({ err }, 'socket slots: redis unavailable')));
+  app.decorate('widgetWrites', createWidgetWrites(config.widgetWrites));
   registerErrorHandler(app);
   registerBodyParsers(app);
 

@@ -74,6 +74,11 @@ const envSchema = z.object({
   /** One account's conversation-list calls (pages, filters, changes_since polls) per second and at once, per node (issue 16). */
   CONSOLE_LIST_PER_SECOND: intInRange(20, 1, 1_000_000),
   CONSOLE_LIST_BURST: intInRange(40, 1, 1_000_000),
+  /** One account's widget writes of callers not yet chatting in progress at once per node, and how long one waits for its turn (ms) before 429. */
+  WIDGET_WRITES_PER_ACCOUNT: intInRange(2, 1, 10_000),
+  WIDGET_WRITE_WAIT_MS: intInRange(2000, 1, 600_000),
+  /** The share of time (percent) each of those slots may be busy: it rests after a write in proportion to the write's time. */
+  WIDGET_WRITE_SHARE: intInRange(50, 1, 100),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -194,6 +199,7 @@ export interface Config {
   /** The widget's public calls and sockets (PRODUCT.md section 11 "Limits"), shared across nodes through Redis. */
   widgetLimits: WidgetLimitsConfig;
   consoleListPace?: ConsoleListPace;
+  widgetWrites?: WidgetWritesConfig;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
@@ -239,6 +245,17 @@ export interface WidgetLimitsConfig {
    * each unset one is derived from its budget (defaultBurst).
    */
   burst?: { perIp?: number | undefined; perVisitor?: number | undefined; perKey?: number | undefined; newVisitorsPerIp?: number | undefined };
+}
+
+/**
+ * WIDGET_WRITES_PER_ACCOUNT, WIDGET_WRITE_WAIT_MS: each node's share of widget write work per
+ * account (db/fair.ts LaneSlots, services/widgetWrites.ts).
+ */
+export interface WidgetWritesConfig {
+  perAccount: number;
+  maxWaitMs: number;
+  /** WIDGET_WRITE_SHARE: percent of the time each slot may be busy. */
+  sharePercent: number;
 }
 
 /** CONSOLE_LIST_*: the pace of one account's conversation-list calls on each node (db/fair.ts LanePacer). */
@@ -388,6 +405,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     consoleListPace: { perSecond: e.CONSOLE_LIST_PER_SECOND, burst: e.CONSOLE_LIST_BURST },
+    widgetWrites: { perAccount: e.WIDGET_WRITES_PER_ACCOUNT, maxWaitMs: e.WIDGET_WRITE_WAIT_MS, sharePercent: e.WIDGET_WRITE_SHARE },
     sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,

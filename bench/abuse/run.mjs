@@ -191,6 +191,10 @@ async function socketsFlood({ flood, key, run }) {
   const token = await floodVisitor(flood[0], from, key);
   const deadline = Date.now() + SECONDS * 1000;
   const sockets = [];
+  // Sockets live at once (the cap's measure): the server closes a socket whose events it keeps
+  // refusing, and its slot then goes to another tab, so the sockets opened over the window add up to more.
+  let live = 0;
+  let most = 0;
   const refusal = new Map();
   let handshakes = 0;
   let pushes = 0;
@@ -205,6 +209,8 @@ async function socketsFlood({ flood, key, run }) {
         const got = await openSocket(flood[t % flood.length], key, token, from);
         if (got.socket) {
           socket = got.socket;
+          most = Math.max(most, ++live);
+          socket.on('disconnect', () => live--);
           socket.on('message.created', () => pushes++);
           sockets.push(socket);
           continue;
@@ -225,11 +231,11 @@ async function socketsFlood({ flood, key, run }) {
   const refused = [...refusal.values()].reduce((a, b) => a + b, 0);
   return {
     attempted: `${SOCKETS} tabs, ${handshakes} handshakes, ${sends.ok + sends.limited + sends.other} sends`,
-    accepted: `${sockets.length} sockets, ${sends.ok} messages`,
+    accepted: `${most} sockets at once (${sockets.length} over the window), ${sends.ok} messages`,
     refused: `${refused} handshakes (${[...refusal].map(([r, n]) => `${n} x ${r}`).join(', ')}), ${sends.limited} messages 429${sends.other ? `, ${sends.other} other` : ''}`,
     note: `${pushes} pushes to the flooder's sockets`,
     requests: handshakes + sends.ok + sends.limited + sends.other,
-    withinLimits: sockets.length <= 3 && sends.ok <= 120,
+    withinLimits: most <= 3 && sends.ok <= 120,
     limits: '<= 3 sockets/visitor, <= 120 events/visitor/min',
   };
 }

@@ -9,7 +9,7 @@ import { TEST_DB, createPgDatabase, createTestApp, testConfig } from '../test/ha
 import { buildAccount, call } from '../test/factories.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { type Database, openPglite, openPostgres } from './client.js';
-import { FairQueue, LanePacer, laneOfAccount, runForAccount, runInLane } from './fair.js';
+import { FairQueue, LanePacer, LaneSlots, laneOfAccount, runForAccount, runInLane } from './fair.js';
 
 /**
  * One tenant's flood never slows another (issue 11): the database is shared round-robin between
@@ -182,7 +182,8 @@ describe(`requests wait in their account's lane (${TEST_DB})`, () => {
       t.database = await openPglite(undefined);
     }
     await t.database.migrate();
-    t.app = await buildApp({ config: testConfig(t.dataDir), database: t.database, logger: false });
+    // The database's turns are what is measured: the widget-write lanes (services/widgetWrites.ts) out of the way.
+    t.app = await buildApp({ config: testConfig(t.dataDir, { WIDGET_WRITES_PER_ACCOUNT: '1000', WIDGET_WRITE_SHARE: '100' }), database: t.database, logger: false });
     await t.app.ready();
   });
   afterAll(async () => {
@@ -265,6 +266,75 @@ describe('LanePacer', () => {
     void next.then(() => (passed = true));
     await vi.advanceTimersByTimeAsync(500);
     expect(passed).toBe(true);
+  });
+});
+
+describe('LaneSlots', () => {
+  afterEach(() => vi.useRealTimers());
+  const refused = (s: number) => Object.assign(new Error('no turn'), { retryAfterSeconds: s });
+
+  it("holds a lane's calls beyond its slots, serves priority waiters first, and never holds another lane", async () => {
+    const slots = new LaneSlots(2, 10_000, refused);
+    const order: string[] = [];
+    const a = await slots.enter('account:big');
+    const b = await slots.enter('account:big');
+    const waiting = [
+      slots.enter('account:big').then((r) => (order.push('new1'), r)),
+      slots.enter('account:big').then((r) => (order.push('new2'), r)),
+      slots.enter('account:big', { priority: true }).then((r) => (order.push('chatting'), r)),
+    ];
+    expect(slots.load('account:big')).toEqual({ busy: 2, waiting: 3 });
+    // Another lane goes at once.
+    (await slots.enter('account:tiny'))();
+    expect(order).toEqual([]);
+    const settle = () => new Promise((r) => setImmediate(r));
+    a();
+    a(); // a second release of the same turn frees nothing
+    await settle();
+    expect(order).toEqual(['chatting']);
+    b();
+    await settle();
+    expect(order).toEqual(['chatting', 'new1']);
+    (await waiting[2]!)();
+    await settle();
+    expect(order).toEqual(['chatting', 'new1', 'new2']);
+    (await waiting[0]!)();
+    (await waiting[1]!)();
+    expect(slots.load('account:big')).toEqual({ busy: 0, waiting: 0 });
+  });
+
+  it('refuses a waiter that is not served within its limit and takes it out of the queue; priority waiters wait on', async () => {
+    vi.useFakeTimers();
+    const slots = new LaneSlots(1, 1500, refused);
+    const held = await slots.enter('account:x');
+    const late = slots.enter('account:x');
+    const chatting = slots.enter('account:x', { priority: true });
+    const lateResult = expect(late).rejects.toMatchObject({ retryAfterSeconds: 2 });
+    await vi.advanceTimersByTimeAsync(1500);
+    await lateResult;
+    expect(slots.load('account:x')).toEqual({ busy: 1, waiting: 1 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    held();
+    (await chatting)();
+    expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
+  });
+
+  it('with a share of one half, a slot rests as long as it was held before its next call; another lane is not held', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'Date', 'performance'] });
+    const slots = new LaneSlots(1, 10_000, refused, 0.5);
+    const first = await slots.enter('account:x');
+    let second: (() => void) | undefined;
+    void slots.enter('account:x').then((r) => (second = r));
+    await vi.advanceTimersByTimeAsync(300);
+    first(); // held 300 ms: the slot rests 300 ms
+    await vi.advanceTimersByTimeAsync(290);
+    expect(second).toBeUndefined();
+    (await slots.enter('account:y'))(); // another lane: at once
+    await vi.advanceTimersByTimeAsync(20);
+    expect(second).toBeDefined();
+    second!(); // held 20 ms: rests 20 ms
+    await vi.advanceTimersByTimeAsync(25);
+    expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
   });
 });
 

@@ -238,3 +238,90 @@ export class LanePacer {
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   }
 }
+
+/**
+ * At most `slots` calls of one lane in progress on this node at once, each slot busy at most
+ * `share` of the time: a tenant's share of the node's work (issue 11: a flood of one account's
+ * accepted widget writes queues behind its own lane while other accounts' calls go on). A slot
+ * held for d ms rests d * (1 - share) / share ms before its next call (share 0.5: as long as it
+ * was held), so a lane whose calls keep coming holds each slot at most `share` of the time, and
+ * the node's thread (and PGlite, which runs in it) is free for the other tenants the rest of it.
+ * A call waits for a slot of its lane; `priority` calls are served before the others and are
+ * never refused; the others wait at most `maxWaitMs`, then are refused with `refuse(seconds)` and
+ * leave the queue. The work is each node's own, so the slots are too (no Redis).
+ */
+export class LaneSlots {
+  private readonly lanes = new Map<string, { busy: number; priority: (() => void)[]; rest: (() => void)[] }>();
+
+  constructor(
+    readonly slots: number,
+    private readonly maxWaitMs: number,
+    private readonly refuse: (retryAfterSeconds: number) => Error,
+    readonly share = 1,
+  ) {
+    if (!Number.isInteger(slots) || slots < 1) throw new Error('LaneSlots needs at least one slot');
+    if (!(share > 0 && share <= 1)) throw new Error('LaneSlots needs a share in (0, 1]');
+  }
+
+  /** Calls of `lane` in progress and waiting. */
+  load(lane: string): { busy: number; waiting: number } {
+    const l = this.lanes.get(lane);
+    return { busy: l?.busy ?? 0, waiting: (l?.priority.length ?? 0) + (l?.rest.length ?? 0) };
+  }
+
+  /** Resolves with a release function once the lane has a slot for the call. */
+  async enter(lane: string, { priority = false }: { priority?: boolean } = {}): Promise<() => void> {
+    let l = this.lanes.get(lane);
+    if (!l) this.lanes.set(lane, (l = { busy: 0, priority: [], rest: [] }));
+    const entry = l;
+    if (entry.busy < this.slots && entry.priority.length === 0 && entry.rest.length === 0) {
+      entry.busy++;
+      return this.releaser(lane, entry);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const queue = priority ? entry.priority : entry.rest;
+      let timer: NodeJS.Timeout | undefined;
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      queue.push(grant);
+      if (!priority) {
+        timer = setTimeout(() => {
+          const at = queue.indexOf(grant);
+          if (at < 0) return; // granted meanwhile
+          queue.splice(at, 1);
+          this.forgetIfIdle(lane, entry);
+          reject(this.refuse(Math.max(1, Math.ceil(this.maxWaitMs / 1000))));
+        }, this.maxWaitMs);
+      }
+    });
+    return this.releaser(lane, entry);
+  }
+
+  private releaser(lane: string, entry: { busy: number; priority: (() => void)[]; rest: (() => void)[] }): () => void {
+    let released = false;
+    const started = performance.now();
+    return () => {
+      if (released) return;
+      released = true;
+      const restMs = ((performance.now() - started) * (1 - this.share)) / this.share;
+      if (restMs >= 1) setTimeout(() => this.handOn(lane, entry), restMs).unref();
+      else this.handOn(lane, entry);
+    };
+  }
+
+  /** A slot is free: it goes to the next waiter (priority first), or back to the lane. */
+  private handOn(lane: string, entry: { busy: number; priority: (() => void)[]; rest: (() => void)[] }): void {
+    const next = entry.priority.shift() ?? entry.rest.shift();
+    if (next) next();
+    else {
+      entry.busy--;
+      this.forgetIfIdle(lane, entry);
+    }
+  }
+
+  private forgetIfIdle(lane: string, entry: { busy: number; priority: unknown[]; rest: unknown[] }): void {
+    if (entry.busy === 0 && entry.priority.length === 0 && entry.rest.length === 0 && this.lanes.get(lane) === entry) this.lanes.delete(lane);
+  }
+}

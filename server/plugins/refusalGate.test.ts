@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness.js';
 import { buildAccount, type TestOwner } from '../test/factories.js';
 import { callFrom } from '../test/httpFrom.js';
+import { KEY_MISMATCH } from './visitorAuth.js';
 
 /**
  * Issue 11: once a widget budget is known spent on this node, the next calls of that IP or visitor
@@ -115,5 +116,48 @@ describe('refusals before Fastify', () => {
     const token = JSON.parse((created[0] as Answer).body).data.visitor_token as string;
     expect((await send('GET', '/api/widget/messages', { from, token })).status).toBe(200);
     expect(gated()).toBe(before + 1);
+  });
+});
+
+describe("refusals before Fastify by the widget key a call names in its query", () => {
+  let k: TestApp;
+  let kBase: string;
+  beforeAll(async () => {
+    k = await createTestApp({ WIDGET_LIMIT_PER_KEY: '3', WIDGET_BURST_PER_KEY: '1000' });
+    await k.app.listen({ host: '127.0.0.1', port: 0 });
+    kBase = `http://127.0.0.1:${(k.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await k.close();
+  });
+
+  const event = (from: string, query: string | undefined, key: string) =>
+    callFrom(kBase, from, 'POST', `/api/widget/events${query === undefined ? '' : `?unique_code=${encodeURIComponent(query)}`}`, {
+      body: { unique_code: key, load_id: `load-${from.replaceAll('.', '-')}`, kind: 'load' },
+    });
+
+  it("answers a key's calls past its budget before the body when the query names the key; without it the hooks refuse them", async () => {
+    const spent = await buildAccount(k.app);
+    const other = await buildAccount(k.app);
+    const key = spent.widgetKey;
+    const within = [];
+    for (let i = 0; i < 3; i++) within.push((await event(`127.0.1.${10 + i}`, key, key)).status);
+    expect(within).toEqual([202, 202, 202]);
+    const gatedBefore = k.app.refusalGate.answered;
+    expect((await event('127.0.1.20', key, key)).status).toBe(429); // the hook's: this node learns the key is spent
+    expect(k.app.refusalGate.answered).toBe(gatedBefore);
+    const atGate = await event('127.0.1.21', key, key);
+    expect(atGate.status).toBe(429);
+    expect(JSON.parse(atGate.text)).toEqual({ message: 'Too many requests. Please try again later.', error: 'Too many requests. Please try again later.', code: 'rate_limited' });
+    expect(Number(atGate.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(k.app.refusalGate.answered).toBe(gatedBefore + 1); // answered before Fastify
+    // Left out of the query: the hooks read the body and refuse it as before.
+    expect((await event('127.0.1.22', undefined, key)).status).toBe(429);
+    expect(k.app.refusalGate.answered).toBe(gatedBefore + 1);
+    // Another key goes on; a call naming two keys is refused.
+    expect((await event('127.0.1.23', other.widgetKey, other.widgetKey)).status).toBe(202);
+    const mixed = await event('127.0.1.24', other.widgetKey, (await buildAccount(k.app)).widgetKey);
+    expect(mixed.status).toBe(400);
+    expect(JSON.parse(mixed.text).message).toBe(KEY_MISMATCH);
   });
 });

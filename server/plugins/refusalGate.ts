@@ -19,7 +19,8 @@ import { bodyLeftUnread } from './bodyParsers.js';
 
 export interface RefusalGate {
   /** A widget route whose calls count against the IP (and visitor) budgets; `newVisitor` also against new visitors per IP. */
-  addRoute(method: string, url: string, opts?: { newVisitor?: boolean }): void;
+  /** `widgetKey`: anonymous calls count against the widget key they name (the gate reads it from the query: the body is not read here). */
+  addRoute(method: string, url: string, opts?: { newVisitor?: boolean; widgetKey?: boolean }): void;
   /** Answers the call when it is known to be refused; false: it goes on to Fastify. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
   /** Calls answered here so far. */
@@ -33,9 +34,28 @@ interface GatedRoute {
   route: string;
   match: RegExp;
   newVisitor: boolean;
+  widgetKey: boolean;
 }
 
 const BODY = Buffer.from(JSON.stringify({ message: TOO_MANY_REQUESTS, error: TOO_MANY_REQUESTS, code: 'rate_limited' }));
+
+/**
+ * The widget key a call names in its query (`unique_code`): the widget sends it there as well as
+ * in the body of its anonymous calls, so a key whose budget is spent is refused here without
+ * reading the body. A call that leaves it out of the query is counted by the hooks, after its body.
+ */
+function queryKey(url: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  const match = /(?:^|&)unique_code=([^&]{1,200})/.exec(url.slice(q + 1));
+  if (!match) return undefined;
+  try {
+    const key = decodeURIComponent(match[1] as string);
+    return key.length <= 64 ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A route pattern ('/api/widget/messages/:id/vote') as a regular expression over a path. */
 function patternOf(url: string): RegExp {
@@ -62,9 +82,9 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
     get answered() {
       return answered;
     },
-    addRoute(method, url, { newVisitor = false } = {}) {
+    addRoute(method, url, { newVisitor = false, widgetKey = false } = {}) {
       if (method === 'HEAD' || method === 'OPTIONS') return;
-      routes.push({ method, route: url, match: patternOf(url), newVisitor });
+      routes.push({ method, route: url, match: patternOf(url), newVisitor, widgetKey });
     },
     onRefused(listener) {
       listeners.push(listener);
@@ -78,7 +98,12 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
       let refusal: KnownRefusal | undefined;
       try {
         const ip = clientIp(req, opts.trustProxy);
-        refusal = limits.knownRefusal({ ip, visitorKey: token ? hashToken(token) : undefined, newVisitor: route.newVisitor });
+        refusal = limits.knownRefusal({
+          ip,
+          visitorKey: token ? hashToken(token) : undefined,
+          widgetKey: !token && route.widgetKey ? queryKey(req.url ?? '') : undefined,
+          newVisitor: route.newVisitor,
+        });
       } catch {
         return false; // anything unexpected: Fastify answers as usual
       }

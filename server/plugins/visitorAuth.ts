@@ -57,12 +57,20 @@ async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
   if (token) await limits.caller({ ip: request.ip, visitorKey: hashToken(token) });
 }
 
-/** preValidation of anonymous calls: they count against the widget key they name. */
+/**
+ * preValidation of anonymous calls: they count against the widget key they name. The widget names
+ * it in the query too (the refusal gate reads it there, before the body); a call naming two
+ * different keys is refused.
+ */
 async function limitWidgetKey(request: FastifyRequest): Promise<void> {
   if (bearerToken(request.headers.authorization)) return;
-  const widgetKey = keyIn(request.body) ?? keyIn(request.query);
-  await request.server.widgetLimits.caller({ ip: request.ip, widgetKey });
+  const inBody = keyIn(request.body);
+  const inQuery = keyIn(request.query);
+  if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) throw new HttpError(400, KEY_MISMATCH);
+  await request.server.widgetLimits.caller({ ip: request.ip, widgetKey: inBody ?? inQuery });
 }
+
+export const KEY_MISMATCH = 'The widget key in the query does not match the one in the body';
 
 /**
  * The widget's limits on every route of a widget plugin (PRODUCT.md section 11 "Limits"): per IP,
@@ -75,7 +83,7 @@ export function limitWidgetCalls(app: FastifyInstance, { keys = true }: { keys?:
   // Calls of these routes already known to be refused are answered before Fastify (plugins/refusalGate.ts).
   app.addHook('onRoute', (routeOptions) => {
     const newVisitor = [routeOptions.preValidation].flat().includes(limitNewVisitor);
-    for (const method of [routeOptions.method].flat()) app.refusalGate.addRoute(method, routeOptions.url, { newVisitor });
+    for (const method of [routeOptions.method].flat()) app.refusalGate.addRoute(method, routeOptions.url, { newVisitor, widgetKey: keys });
   });
 }
 

@@ -93,6 +93,48 @@ describe('limits shared by two nodes through Redis', () => {
     expect(again).toBe(true);
   });
 
+  it("holds a visitor to its cap when its handshakes arrive at once on both nodes, round after round", async () => {
+    // Issue 11: a bench run once counted 6 sockets of one visitor against a cap of 3 on two nodes.
+    const visitor = await buildVisitor(apps()[0]!, owner.widgetKey);
+    for (let round = 0; round < 3; round++) {
+      const tabs = Array.from({ length: 16 }, (_, i) => {
+        const s = io(bases[i % 2]!, {
+          auth: { widget_key: owner.widgetKey, visitor_token: visitor.token },
+          transports: ['websocket'],
+          reconnection: false,
+          forceNew: true,
+          localAddress: `127.0.0.${80 + round * 4 + (i % 4)}`,
+        } as Parameters<typeof io>[1]);
+        sockets.push(s);
+        return s;
+      });
+      let live = 0;
+      let most = 0;
+      for (const s of tabs) {
+        s.on('connect', () => (most = Math.max(most, ++live)));
+        s.on('disconnect', () => live--);
+      }
+      const outcomes = await Promise.all(
+        tabs.map((s) =>
+          connected(s).then(
+            () => 'ok',
+            (e: { data?: { message?: string } }) => e.data?.message ?? 'error',
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(2);
+      expect(outcomes.filter((o) => o !== 'ok').every((o) => o === TOO_MANY_CONNECTIONS)).toBe(true);
+      expect(most).toBe(2);
+      // Both nodes together hold two sockets of the visitor.
+      const held = await apps()[0]!.io.fetchSockets();
+      expect(held.filter((h) => (h.data as { visitorId?: string }).visitorId === visitor.id)).toHaveLength(2);
+      for (const s of tabs) s.close();
+      // The closed slots free up on both nodes before the next round.
+      await vi.waitFor(async () => expect((await apps()[1]!.io.fetchSockets()).filter((h) => (h.data as { visitorId?: string }).visitorId === visitor.id)).toHaveLength(0));
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+
   it("counts a visitor's events on both nodes in one budget", async () => {
     const visitor = await buildVisitor(apps()[1]!, owner.widgetKey);
     const onA = widget(0, visitor.token);

@@ -12,6 +12,7 @@ import { presentMessage } from '../presenters/message.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { isAgentOnline } from '../services/presence.js';
 import { type TtlCache, ttlCache } from '../services/ttlCache.js';
+import { widgetWrite } from '../services/widgetWrites.js';
 import { rooms, visitorAudience } from './audience.js';
 import { type SocketData, widgetSlot } from './auth.js';
 import { type Ack, type SocketListener, guardedListener } from './guard.js';
@@ -99,14 +100,17 @@ function widgetListeners(app: FastifyInstance): WidgetListeners {
       const input = parseOrThrow(socketSendSchema, payload);
       if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = await visitorOf(app, data);
-      // Once this socket's chat is under way, the plan's new-chat limit no longer applies to it.
-      if (!data.chatting) await assertVisitorCanChat(app, visitor, new Date());
-      const result = await sendMessage(app, {
-        visitor,
-        senderType: 'visitor',
-        author: null,
-        text: input.message,
-        clientId: input.client_id,
+      // In the account's turn on this node (services/widgetWrites.ts); a socket whose chat is under way goes first.
+      const result = await widgetWrite(app, { accountId: data.accountId, visitorId: data.visitorId, ...(data.chatting ? { chatting: true } : {}) }, async () => {
+        // Once this socket's chat is under way, the plan's new-chat limit no longer applies to it.
+        if (!data.chatting) await assertVisitorCanChat(app, visitor, new Date());
+        return sendMessage(app, {
+          visitor,
+          senderType: 'visitor',
+          author: null,
+          text: input.message,
+          clientId: input.client_id,
+        });
       });
       data.chatting = true;
       data.visitor = result.visitor;

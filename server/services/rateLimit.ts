@@ -242,13 +242,13 @@ export interface WidgetLimits {
   newVisitor(ip: string): Promise<void>;
   /**
    * Without any I/O: the refusal a call would get at once because this node already knows one of
-   * its budgets is spent (its IP's; with `visitorKey`, its visitor's; with `newVisitor`, its IP's
-   * new visitors), in the order the hooks spend them; undefined when it may go on (it is then
+   * its budgets is spent (its IP's; with `visitorKey`, its visitor's; else with `widgetKey`, the
+   * key's; with `newVisitor`, its IP's new visitors), in the order the hooks spend them; undefined when it may go on (it is then
    * counted as usual). A call refused after its IP's budget spends an IP point, as through the
    * hooks (from this node's lease; undefined when none is at hand). plugins/refusalGate.ts
    * answers these before routing.
    */
-  knownRefusal(who: { ip: string; visitorKey?: string | undefined; newVisitor?: boolean }): KnownRefusal | undefined;
+  knownRefusal(who: { ip: string; visitorKey?: string | undefined; widgetKey?: string | undefined; newVisitor?: boolean }): KnownRefusal | undefined;
   sockets: SocketCap;
 }
 
@@ -580,15 +580,19 @@ export function createWidgetLimits(
         { budget: perVisitor, key: visitorKey },
       ]),
     newVisitor: (ip) => spend([{ budget: newVisitors, key: ipKey(ip) }]),
-    knownRefusal({ ip, visitorKey, newVisitor }) {
+    knownRefusal({ ip, visitorKey, widgetKey, newVisitor }) {
       const key = ipKey(ip);
       const ipRefused = knownSpent([{ budget: perIp, key }]);
       if (ipRefused) return ipRefused;
-      const later = (visitorKey ? knownSpent([{ budget: perVisitor, key: visitorKey }]) : undefined) ?? (newVisitor ? knownSpent([{ budget: newVisitors, key }]) : undefined);
+      const byKey = !visitorKey && widgetKey ? knownSpent([{ budget: perKey, key: widgetKey }]) : undefined;
+      const later = (visitorKey ? knownSpent([{ budget: perVisitor, key: visitorKey }]) : byKey) ?? (newVisitor ? knownSpent([{ budget: newVisitors, key }]) : undefined);
       // Through the hooks such a call spends a point of its IP before it is refused: so here, from
-      // this node's lease; without a point at hand the hooks count and refuse it as usual.
-      if (!later || !spendLocally([{ budget: perIp, key }])) return undefined;
-      return later;
+      // this node's lease; without a point at hand the hooks count and refuse it as usual. A spent
+      // widget key is refused all the same (its flood comes from many addresses, each new to this
+      // node): such a call then costs its address no point.
+      if (!later) return undefined;
+      if (spendLocally([{ budget: perIp, key }])) return later;
+      return later === byKey ? later : undefined;
     },
     sockets: redis
       ? redisSocketCap(redis, prefix, config.socketsPerVisitor, config.socketsPerIp, onError)

@@ -39,7 +39,7 @@ declare global {
     const queue: Command[] = Array.from(previous?.q ?? [], (args) => Array.from(args) as Command);
     const loadId = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => (b + 256).toString(16).slice(1)).join('');
     const report = (kind: EventKind, detail?: string) => {
-      fetch(`${base}/api/widget/events`, {
+      fetch(`${base}/api/widget/events?unique_code=${encodeURIComponent(key)}`, {
         method: 'POST',
         // Sent as text/plain (fetch's default for a string): a CORS "simple" request, no preflight.
         body: JSON.stringify({ unique_code: key, load_id: loadId, kind, detail: detail?.slice(0, 500) }),

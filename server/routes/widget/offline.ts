@@ -7,6 +7,7 @@ import { updateVisitor } from '../../commands/updateVisitor.js';
 import { HttpError } from '../../errors.js';
 import { authenticateVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
 import { presentMessage } from '../../presenters/message.js';
+import { widgetWrite } from '../../services/widgetWrites.js';
 import { messageDtoSchema, okSchema } from '../../presenters/dtoSchemas.js';
 
 const offlineSchema = z.object({
@@ -27,10 +28,14 @@ export default async function offlineRoutes(fastify: FastifyInstance): Promise<v
     { schema: { response: { 201: okSchema(messageDtoSchema) }, tags: ['widget'], body: offlineSchema, security: [{ bearer: [] }] }, onRequest: authenticateVisitor },
     async (request, reply) => {
       const { email, message } = request.body;
-      const visitor = await updateVisitor(app, request.visitor, { email });
-      if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
-      // Its email to the owner is recorded with the message (notifications/messageJobs.ts).
-      const result = await sendMessage(app, { visitor, senderType: 'visitor', author: null, text: message, countsTowardLimit: false, offlineForm: true });
+      const { accountId, id: visitorId } = request.visitor;
+      const { visitor, result } = await widgetWrite(app, { accountId, visitorId }, async () => {
+        const visitor = await updateVisitor(app, request.visitor, { email });
+        if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
+        // Its email to the owner is recorded with the message (notifications/messageJobs.ts).
+        const result = await sendMessage(app, { visitor, senderType: 'visitor', author: null, text: message, countsTowardLimit: false, offlineForm: true });
+        return { visitor, result };
+      });
       return reply.status(201).send({ message: 'success', data: presentMessage(result.message, visitor.id, null) });
     },
   );

@@ -26,6 +26,7 @@ import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../pl
 import { bearerToken } from '../../plugins/auth.js';
 import { visitorVisibleMessages } from '../../policies/messages.js';
 import { hashToken } from '../../services/secrets.js';
+import { widgetWrite } from '../../services/widgetWrites.js';
 import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
@@ -106,17 +107,19 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
   app.post('/widget/visitors', { schema: { tags: ['widget'], body: createVisitorSchema, response: { 201: okSchema(z.object({ visitor_id: z.string(), visitor_token: z.string() })) } }, preValidation: limitNewVisitor }, async (request, reply) => {
     const body = request.body;
     const accountId = await accountIdForKey(app.db, body.unique_code);
-    const { visitor, token } = await createVisitor(app.db, {
-      accountId,
-      ip: request.ip,
-      userAgent: request.headers['user-agent'],
-      name: body.name,
-      email: body.email,
-      pageUrl: body.page_url,
-      referrer: body.referrer,
-      locale: body.locale,
-      timeZone: body.time_zone,
-    });
+    const { visitor, token } = await widgetWrite(app, { accountId }, () =>
+      createVisitor(app.db, {
+        accountId,
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+        name: body.name,
+        email: body.email,
+        pageUrl: body.page_url,
+        referrer: body.referrer,
+        locale: body.locale,
+        timeZone: body.time_zone,
+      }),
+    );
     requestAccount(accountId, { tokenHash: visitor.tokenHash }); // the visitor's next calls start in the account's lane
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
   });
@@ -141,15 +144,17 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const input = parseOrThrow(widgetMessageSchema, form.fields);
       if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
-      await assertVisitorCanChat(app, visitor, new Date());
-      const result = await sendMessage(app, {
-        visitor,
-        senderType: 'visitor',
-        author: null,
-        text: input.message,
-        image: form.image,
-        file: form.file,
-        clientId: input.client_id,
+      const result = await widgetWrite(app, { accountId: visitor.accountId, visitorId: visitor.id }, async () => {
+        await assertVisitorCanChat(app, visitor, new Date());
+        return sendMessage(app, {
+          visitor,
+          senderType: 'visitor',
+          author: null,
+          text: input.message,
+          image: form.image,
+          file: form.file,
+          clientId: input.client_id,
+        });
       });
       const data = presentMessage(result.message, visitor.id, result.authorName);
       // 201 for a new message; 200 with the stored one when this client_id was already sent.
@@ -179,18 +184,20 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const accountId = await accountIdForKey(app.db, key);
       const status = EVENT_STATUS[kind];
       const row = { id, accountId, status, detail };
-      if (kind === 'load') {
-        // A load never downgrades a load that already connected or failed.
-        await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
-      } else {
-        await app.db
-          .insert(widgetLoads)
-          .values(row)
-          .onConflictDoUpdate({
-            target: [widgetLoads.accountId, widgetLoads.id],
-            set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
-          });
-      }
+      await widgetWrite(app, { accountId }, async () => {
+        if (kind === 'load') {
+          // A load never downgrades a load that already connected or failed.
+          await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
+        } else {
+          await app.db
+            .insert(widgetLoads)
+            .values(row)
+            .onConflictDoUpdate({
+              target: [widgetLoads.accountId, widgetLoads.id],
+              set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
+            });
+        }
+      });
       return reply.status(202).send({ message: 'success' });
     });
   });

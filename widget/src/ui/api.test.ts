@@ -27,6 +27,8 @@ describe("the visitor's time zone (issue 16)", () => {
     const base = { page_url: 'https://shop.example/', referrer: '', locale: 'de' };
     expect(await api.createVisitor({ ...base, time_zone: 'Asia/Tokyo' })).toEqual({ visitor_id: 'v1', visitor_token: 't1' });
     expect(ok[0]?.body).toMatchObject({ unique_code: 'key', time_zone: 'Asia/Tokyo' });
+    // The key in the query too: the server's refusal gate reads it there, before the body.
+    expect(ok[0]?.url).toBe('http://parley.test/api/widget/visitors?unique_code=key');
 
     const refused = fakeServer(
       [422, { message: 'Please choose a valid time zone', error: 'Please choose a valid time zone', errors: { time_zone: ['Please choose a valid time zone'] } }],

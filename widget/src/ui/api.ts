@@ -34,13 +34,15 @@ export function createApi(base: string, key: string, token: () => string | undef
     return (whole ? json : json.data) as T;
   }
 
+  const newVisitorUrl = `/api/widget/visitors?unique_code=${encodeURIComponent(key)}`;
   return {
     settings: () => call<PublicSettings>('GET', `/api/widget-settings?unique_code=${encodeURIComponent(key)}`),
     /** A zone this server's Intl does not know (422) must not stop the visitor: created again without it. */
+    // The key in the query too: the server refuses a key over its budget before reading the body.
     createVisitor: (extra: { name?: string; email?: string; page_url: string; referrer: string; locale: string; time_zone?: string }) =>
-      call<Identity>('POST', '/api/widget/visitors', { unique_code: key, ...extra }).catch((e: SendError) => {
+      call<Identity>('POST', newVisitorUrl, { unique_code: key, ...extra }).catch((e: SendError) => {
         if (e.status !== 422 || !extra.time_zone) throw e;
-        return call<Identity>('POST', '/api/widget/visitors', { unique_code: key, ...extra, time_zone: undefined });
+        return call<Identity>('POST', newVisitorUrl, { unique_code: key, ...extra, time_zone: undefined });
       }),
     updateVisitor: (patch: { name?: string; email?: string; page_url?: string; time_zone?: string }) => call<unknown>('PATCH', '/api/widget/visitor', patch),
     /** Everything, or since `cursor` (commit-safe; the last answer's next_cursor), or since an id. */

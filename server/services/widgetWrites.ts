@@ -1,0 +1,58 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { WidgetWritesConfig } from '../config.js';
+import type { Db } from '../db/client.js';
+import { LaneSlots, laneOfAccount } from '../db/fair.js';
+import { conversations } from '../db/schema.js';
+import { HttpError } from '../errors.js';
+import { TOO_MANY_REQUESTS } from './rateLimit.js';
+
+/**
+ * Each node's share of widget write work per account (issue 11: another tenant's console stays
+ * fast while one account's widget is flooded with accepted calls — new visitors, first messages,
+ * offline forms, load events: each is accepted by every budget, but one new chat costs a dozen
+ * statements). At most WIDGET_WRITES_PER_ACCOUNT of one account's widget writes run at once on a
+ * node, each slot busy at most WIDGET_WRITE_SHARE percent of the time (it rests after each write in
+ * proportion to how long the write took); the rest wait their turn in the account's lane (db/fair.ts LaneSlots) instead of taking
+ * the node's CPU and database at once, so another account's call meets a few of the flood's
+ * calls in progress, not all of them. A caller not yet chatting waits at most
+ * WIDGET_WRITE_WAIT_MS, then gets 429 with Retry-After ("widget-writes"); a visitor already
+ * chatting (its conversation exists) goes first and is never refused (PRODUCT.md section 11: a
+ * widget key's ceiling never refuses visitors already chatting).
+ */
+
+export const DEFAULT_WIDGET_WRITES: WidgetWritesConfig = { perAccount: 2, maxWaitMs: 2000, sharePercent: 50 };
+
+export function createWidgetWrites(config: WidgetWritesConfig = DEFAULT_WIDGET_WRITES): LaneSlots {
+  return new LaneSlots(
+    config.perAccount,
+    config.maxWaitMs,
+    (seconds) => Object.assign(new HttpError(429, TOO_MANY_REQUESTS, undefined, seconds), { limit: 'widget-writes' }),
+    config.sharePercent / 100,
+  );
+}
+
+/** Whether the visitor's chat is under way: it has a conversation (its writes are never refused by the lane). */
+async function hasConversation(db: Db, visitorId: string): Promise<boolean> {
+  const [row] = await db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitorId)).limit(1);
+  return row !== undefined;
+}
+
+/**
+ * Runs one widget write of `accountId` in its turn on this node. `visitorId`: the visitor it is
+ * for (its chat under way, when `chatting` is not given, is read from the database).
+ */
+export async function widgetWrite<T>(app: FastifyInstance, who: { accountId: string; visitorId?: string; chatting?: boolean }, fn: () => Promise<T>): Promise<T> {
+  const slots = app.widgetWrites;
+  const lane = laneOfAccount(who.accountId);
+  // Nothing waits in the lane: no need to ask whether the visitor is chatting.
+  const { busy, waiting } = slots.load(lane);
+  const free = busy < slots.slots && waiting === 0;
+  const priority = who.chatting ?? (!free && who.visitorId !== undefined ? await hasConversation(app.db, who.visitorId) : false);
+  const release = await slots.enter(lane, { priority });
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
