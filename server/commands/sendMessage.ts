@@ -15,6 +15,8 @@ import type { VisitorRow } from '../presenters/visitor.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import type { Storage } from '../services/storage.js';
 import { routeNewConversation } from '../policies/routing.js';
+import { SYSTEM_LANE, runInLane } from '../db/fair.js';
+import { GroupCommit } from './groupCommit.js';
 import { statusPatch } from './conversationLifecycle.js';
 import { insertSystemLine, lines } from './systemLine.js';
 
@@ -42,6 +44,8 @@ export interface SendMessageInput {
   offlineForm?: boolean | undefined;
   /** Issue 17: this bot message is the assistant's answer: recorded in ai_answers before it is pushed. */
   ai?: { patternId: number | null; passageId: number | null; confidence: number; citation: MessageAiDto['citation'] } | undefined;
+  /** The widget socket it came on: its ack carries the stored message, so the visitor's push skips it (message.stored). */
+  originSocketId?: string | undefined;
   /** Issue 17: this bot message is the assistant's hand-over: when the team is back or replies (ai_handovers), for the widget to word. */
   handover?: { backAt: Date | null; replySeconds: number | null } | undefined;
 }
@@ -106,7 +110,10 @@ export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<
   let ai: MessageAiDto | undefined;
   if (created && input.ai) ai = { citation: input.ai.citation, vote: null };
   else if (created && input.handover) ai = { citation: null, vote: null, handover: { back_at: input.handover.backAt?.toISOString() ?? null, reply_seconds: input.handover.replySeconds } };
-  if (created) await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored, ...(ai ? { ai } : {}) });
+  if (created) {
+    const origin = input.originSocketId ? { originSocketId: input.originSocketId } : {};
+    await deps.events.emit('message.stored', { accountId: input.visitor.accountId, ...stored, ...(ai ? { ai } : {}), ...origin });
+  }
   for (const change of changes ?? []) {
     await deps.events.emit('conversation.changed', {
       accountId: input.visitor.accountId,
@@ -283,33 +290,43 @@ const param = (name: string) => sql.placeholder(name);
 /**
  * The common case in one statement (one round trip, atomic): the conversation exists and the
  * message is new. Built once and run as a named prepared statement, so PostgreSQL parses and
- * plans it once per connection, not once per message. The notification jobs the message causes
- * (`jobs`: the rules of notifications/messageJobs.ts as JSON) are outbox rows written by the
- * same statement, only when a rule applies (most messages write none): ruleEntry() in SQL.
+ * plans it once per connection, not once per message. It takes a batch (group commit: each
+ * column an array, one element per message, at most one message per conversation): the
+ * messages a node receives while its last batch is being written commit together, one WAL flush
+ * for them all (commands/groupCommit.ts). The notification jobs each message causes (`jobs`:
+ * the rules of notifications/messageJobs.ts as JSON) are outbox rows written by the same
+ * statement, only when a rule applies (most messages write none): ruleEntry() in SQL.
  */
 const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
-  with conv as (
+  with input as (
+    select * from unnest(${param('visitorIds')}::uuid[], ${param('accountIds')}::uuid[], ${param('clientIds')}::text[], ${param('senderTypes')}::text[],
+      ${param('authorIds')}::int[], ${param('texts')}::text[], ${param('filePaths')}::text[], ${param('fileNames')}::text[], ${param('fileTypes')}::text[],
+      ${param('fileSizes')}::int[], ${param('lastMessages')}::text[], ${param('fromVisitors')}::boolean[], ${param('jobs')}::text[])
+      with ordinality as i(visitor_id, account_id, client_id, sender_type, author_id, message, file_path, file_name, file_type, file_size, last_message, from_visitor, jobs, ord)
+  ),
+  conv as (
     -- A visitor writing to a pending or resolved conversation takes the transaction path (it reopens it).
-    select id from ${conversations} where visitor_id = ${param('visitorId')} and (status = 'open' or not ${param('fromVisitor')}::boolean)
+    select i.ord, c.id from input i join ${conversations} c on c.visitor_id = i.visitor_id and (c.status = 'open' or not i.from_visitor)
   ),
   ins as (
     insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path, file_name, file_type, file_size)
-    select ${param('accountId')}, conv.id, ${param('clientId')}, ${param('senderType')}, ${param('authorId')}, ${param('text')}, ${param('filePath')},
-      ${param('fileName')}, ${param('fileType')}, ${param('fileSize')}::int from conv
+    select i.account_id, conv.id, i.client_id, i.sender_type, i.author_id, i.message, i.file_path, i.file_name, i.file_type, i.file_size
+    from input i join conv on conv.ord = i.ord order by i.ord
     on conflict (conversation_id, client_id) do nothing
     returning *
   ),
   upd as (
     update ${conversations} c set
-      last_message = ${param('lastMessage')},
+      last_message = i.last_message,
       last_message_at = ins.created_at,
-      unread_count = case when ${param('fromVisitor')}::boolean then c.unread_count + 1 else 0 end,
+      unread_count = case when i.from_visitor then c.unread_count + 1 else 0 end,
       -- What the messages trigger (0017, parley_message_times) keeps, written here in the same row
       -- version: the trigger then finds nothing left to change (no second update of the row and its indexes).
       first_visitor_message_at = case when ins.sender_type = 'visitor' then coalesce(c.first_visitor_message_at, ins.created_at) else c.first_visitor_message_at end,
       waiting_since = case ins.sender_type when 'visitor' then coalesce(c.waiting_since, ins.created_at) when 'user' then null else c.waiting_since end,
       first_reply_at = case when ins.sender_type = 'user' and c.first_reply_at is null and c.first_visitor_message_at is not null then ins.created_at else c.first_reply_at end
-    from ins where c.id = ins.conversation_id
+    from ins join conv on conv.id = ins.conversation_id join input i on i.ord = conv.ord
+    where c.id = ins.conversation_id
     returning c.*
   ),
   ob as (
@@ -319,17 +336,18 @@ const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
         || case when j.with_message then jsonb_build_object('messageId', ins.id) else '{}'::jsonb end,
       j.dedupe_prefix || upd.id::text,
       now() + j.delay_ms * interval '1 millisecond'
-    from ins join upd on upd.id = ins.conversation_id
-      cross join jsonb_to_recordset(${param('jobs')}::jsonb) as j(name text, dedupe_prefix text, delay_ms bigint, cond text, with_message boolean)
+    from ins join upd on upd.id = ins.conversation_id join conv on conv.id = ins.conversation_id join input i on i.ord = conv.ord
+      cross join lateral jsonb_to_recordset(i.jobs::jsonb) as j(name text, dedupe_prefix text, delay_ms bigint, cond text, with_message boolean)
     where j.cond = 'always' or (j.cond = 'firstUnread' and upd.unread_count <= 1)
     on conflict (dedupe_key) where status in ('pending', 'relayed') do nothing
-    returning id
+    returning (payload->>'conversationId')::int as conversation_id
   ),
-  -- The push this message is owed (outbox/pushRelay.ts), written by the same statement.
+  -- The push each message is owed (outbox/pushRelay.ts), written by the same statement.
   po as (
     insert into ${pushOutbox} (message_id, node) select id, ${param('node')} from ins
   )
-  select (select row_to_json(ins) from ins) as m, (select row_to_json(upd) from upd) as c, (select count(*)::int from ob) as jobs`);
+  select conv.ord, row_to_json(ins) as m, row_to_json(upd) as c, (select count(*)::int from ob where ob.conversation_id = conv.id) as jobs
+  from conv left join ins on ins.conversation_id = conv.id left join upd on upd.id = conv.id`);
 
 /** Anything else than the common case (first message, a repeated client_id) returns undefined and takes the transaction path. */
 type StoredFileFields = { filePath: string; fileName: string; fileType: string; fileSize: number };
@@ -347,21 +365,74 @@ function lastMessageOf(input: SendMessageInput): string {
   return input.file && !input.file.isImage ? `${FILE_PLACEHOLDER} ${input.file.name}` : IMAGE_PLACEHOLDER;
 }
 
+/** One message of an append batch: its columns, and the rules of the jobs it may cause. */
+interface AppendItem {
+  visitorId: string;
+  accountId: string;
+  clientId: string | null;
+  senderType: string;
+  authorId: number | null;
+  text: string;
+  file: StoredFileFields;
+  lastMessage: string;
+  fromVisitor: boolean;
+  jobs: string;
+}
+type AppendRow = { m: Record<string, unknown> | null; c: Record<string, unknown> | null; jobs: number } | undefined;
+
+/** One group commit per database (per node): commands/groupCommit.ts. */
+const appenders = new WeakMap<Db, GroupCommit<AppendItem, AppendRow>>();
+
+function appenderOf(db: Db): GroupCommit<AppendItem, AppendRow> {
+  let made = appenders.get(db);
+  if (made) return made;
+  const statement = db._.session.prepareQuery(APPEND_QUERY, undefined, 'parley_append_messages', false);
+  made = new GroupCommit(async (items) => {
+    // A batch carries many accounts' messages: it waits in the server's own lane (db/fair.ts).
+    const res = await runInLane(SYSTEM_LANE, () =>
+      statement.execute({
+        visitorIds: items.map((i) => i.visitorId),
+        accountIds: items.map((i) => i.accountId),
+        clientIds: items.map((i) => i.clientId),
+        senderTypes: items.map((i) => i.senderType),
+        authorIds: items.map((i) => i.authorId),
+        texts: items.map((i) => i.text),
+        filePaths: items.map((i) => i.file.filePath),
+        fileNames: items.map((i) => i.file.fileName),
+        fileTypes: items.map((i) => i.file.fileType),
+        fileSizes: items.map((i) => i.file.fileSize),
+        lastMessages: items.map((i) => i.lastMessage),
+        fromVisitors: items.map((i) => i.fromVisitor),
+        jobs: items.map((i) => i.jobs),
+        node: NODE_ID,
+      }),
+    );
+    const byOrd = new Map<number, AppendRow>();
+    for (const row of (res as { rows: (NonNullable<AppendRow> & { ord: number | string })[] }).rows) byOrd.set(Number(row.ord), row);
+    return items.map((_, i) => byOrd.get(i + 1));
+  });
+  appenders.set(db, made);
+  return made;
+}
+
+/** The sizes of the append batches this database's group commit ran (tests, diagnostics). */
+export function appendBatchSizes(db: Db): readonly number[] {
+  return appenders.get(db)?.batchSizes ?? [];
+}
+
 async function appendToConversation(db: Db, input: SendMessageInput, file: StoredFileFields, rules: MessageJobRule[]): Promise<Stored | undefined> {
   const { visitor } = input;
   const fromVisitor = input.senderType === 'visitor';
-  const statement = db._.session.prepareQuery(APPEND_QUERY, undefined, 'parley_append_message', false);
-  const res = await statement.execute({
+  const row = await appenderOf(db).submit(visitor.id, {
     visitorId: visitor.id,
     accountId: visitor.accountId,
     clientId: input.clientId ?? null,
     senderType: input.senderType,
     authorId: input.author?.id ?? null,
     text: input.text,
-    ...file,
+    file,
     lastMessage: lastMessageOf(input),
     fromVisitor,
-    node: NODE_ID,
     // 'opened' never applies here: the conversation exists.
     jobs: JSON.stringify(
       rules
@@ -369,7 +440,6 @@ async function appendToConversation(db: Db, input: SendMessageInput, file: Store
         .map((r) => ({ name: r.name, dedupe_prefix: r.dedupePrefix, delay_ms: r.delayMs, cond: r.when, with_message: r.withMessageId })),
     ),
   });
-  const row = (res as { rows: { m: Record<string, unknown> | null; c: Record<string, unknown> | null; jobs: number }[] }).rows[0];
   if (!row?.m || !row.c) return undefined;
   const message = rowFromJson(messages, row.m);
   return {

@@ -83,6 +83,25 @@ const agentOn = async (node: Node, token = owner.token) => {
 };
 
 describe('two nodes through Redis', () => {
+  it("a visitor's message reaches its other tab on the other node as a push, and the tab that sent it only in its ack", async () => {
+    const visitor = await buildVisitor(A.app, owner.widgetKey);
+    const sender = await widgetOn(A, visitor);
+    const otherTab = await widgetOn(B, visitor);
+    const agent = await agentOn(B);
+    const atSender: number[] = [];
+    sender.on(EVENTS.messageCreated, (p: { message: MessageDto }) => atSender.push(p.message.id));
+    const atOtherTab = next(otherTab, EVENTS.messageCreated, (p) => p.message.client_id === 'tabs-x');
+    const atAgent = next(agent, EVENTS.messageCreated, (p) => p.message.client_id === 'tabs-x');
+    const sent = await emitAck(sender, EVENTS.messageSend, { message: 'two tabs, two nodes', client_id: 'tabs-x' });
+    expect((await atOtherTab).message).toEqual(sent.data);
+    expect((await atAgent).message).toEqual(sent.data);
+    // The agent's reply: both tabs.
+    const replyAtSender = next(sender, EVENTS.messageCreated, (p) => p.message.client_id === 'tabs-y');
+    const reply = await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'both of you', client_id: 'tabs-y' });
+    await replyAtSender;
+    expect(atSender).toEqual([reply.data.id]);
+  });
+
   it('a visitor on node A and an agent on node B talk live; Redis restarts; A dies and the visitor catches up on B', async () => {
     const visitor = await buildVisitor(A.app, owner.widgetKey, { name: 'Cross Node' });
     const widget = await widgetOn(A, visitor);

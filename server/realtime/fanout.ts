@@ -8,6 +8,8 @@ export const FANOUT_EVENT = 'parley.fanout';
 /** One event to some rooms. */
 export interface Delivery {
   rooms: string[];
+  /** Sockets (by id) of those rooms left out: the sender of a message, whose ack carried it. */
+  except?: string[];
   event: string;
   payload: unknown;
 }
@@ -24,7 +26,19 @@ export function deliverLocally(io: Pick<Server, 'local' | 'in' | 'sockets'>, fan
   // rooms has a socket on this node (most of them, with many nodes) is skipped before that.
   // No rooms would mean every socket: never.
   const here = io.sockets.adapter.rooms;
-  for (const d of fanout.deliveries) if (d.rooms.some((room) => here.has(room))) io.local.to(d.rooms).emit(d.event, d.payload);
+  const reaches = (d: Delivery) =>
+    d.rooms.some((room) => {
+      const sockets = here.get(room);
+      if (!sockets || !d.except) return Boolean(sockets);
+      for (const id of sockets) if (!d.except.includes(id)) return true;
+      return false;
+    });
+  for (const d of fanout.deliveries) {
+    // The sender's only tab (the common case) leaves nobody in the visitor's room: not even encoded.
+    if (!reaches(d)) continue;
+    // A socket's id is a room of its own: `except` leaves exactly that socket out.
+    (d.except ? io.local.to(d.rooms).except(d.except) : io.local.to(d.rooms)).emit(d.event, d.payload);
+  }
   if (!fanout.visitors) return;
   const registry = visitorSockets(io);
   for (const v of fanout.visitors) registry.setConversation(v.id, v.conversation);

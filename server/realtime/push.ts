@@ -20,7 +20,7 @@ type StoredMessage = Omit<DomainEventMap['message.stored'], 'accountId'>;
 const audienceOf = (c: { accountId: string; assigneeId: number | null }) => ({ accountId: c.accountId, assigneeId: c.assigneeId });
 
 /** A stored chat message to its audience: the consoles that may see it, and the visitor's room; one publish. */
-function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated, ai }: StoredMessage, clustered: boolean): void {
+function pushStoredMessage(app: FastifyInstance, { message, conversation, visitor, authorName, conversationCreated, ai, originSocketId }: StoredMessage, clustered: boolean): void {
   const messageDto = presentMessage(message, visitor.id, authorName, ai);
   const conversationDto = presentConversation(conversation, visitor);
   const audience = conversationAudience(conversation);
@@ -28,7 +28,10 @@ function pushStoredMessage(app: FastifyInstance, { message, conversation, visito
   // for the screens that only list conversations; the visitor gets the message alone.
   const deliveries: Delivery[] = [{ rooms: audience, event: EVENTS.messageCreated, payload: { message: messageDto, conversation: conversationDto } }];
   if (conversationCreated) deliveries.push({ rooms: audience, event: EVENTS.conversationCreated, payload: { conversation: conversationDto } });
-  if (isVisibleToVisitor(message)) deliveries.push({ rooms: [rooms.visitor(visitor.id)], event: EVENTS.messageCreated, payload: { message: messageDto } });
+  // The widget socket that sent it has it from its ack (one frame less per message); the visitor's other tabs get it here.
+  if (isVisibleToVisitor(message)) {
+    deliveries.push({ rooms: [rooms.visitor(visitor.id)], ...(originSocketId ? { except: [originSocketId] } : {}), event: EVENTS.messageCreated, payload: { message: messageDto } });
+  }
   fanout(app, { deliveries, visitors: [{ id: visitor.id, conversation: audienceOf(conversation) }] }, clustered);
   app.metrics?.pushed(message.createdAt);
 }

@@ -120,6 +120,34 @@ describe('live chat on one node', () => {
     expect(pushes).toEqual([first.data.id]);
   });
 
+  it("gives a widget's own message to it in the ack only, and to the visitor's other tabs and the console as a push, once each", async () => {
+    const visitor = await buildVisitor(t.app, owner.widgetKey);
+    const agent = await agentSocket(owner.token);
+    const sender = await widgetSocket(visitor.token);
+    const otherTab = await widgetSocket(visitor.token);
+    const seen = { sender: [] as number[], otherTab: [] as number[], agent: [] as number[] };
+    sender.on(EVENTS.messageCreated, (p) => seen.sender.push(p.message.id));
+    otherTab.on(EVENTS.messageCreated, (p) => seen.otherTab.push(p.message.id));
+    agent.on(EVENTS.messageCreated, (p) => p.message.visitor_id === visitor.id && seen.agent.push(p.message.id));
+    const atOtherTab = next(otherTab, EVENTS.messageCreated);
+    const ack = await emitAck(sender, EVENTS.messageSend, { message: 'from tab one', client_id: 'tabs-1' });
+    expect(ack).toMatchObject({ ok: true, data: { message: 'from tab one', client_id: 'tabs-1', sender_type: 'visitor' } });
+    expect((await atOtherTab).message).toEqual(ack.data);
+    // A retry of the same client_id is answered from the store and pushes nothing again.
+    expect((await emitAck(sender, EVENTS.messageSend, { message: 'from tab one', client_id: 'tabs-1' })).data).toEqual(ack.data);
+    // An agent's reply still reaches both tabs.
+    const reply = await emitAck(agent, EVENTS.messageSend, { visitor_id: visitor.id, message: 'hi both', client_id: 'tabs-a' });
+    await silence(sender, 'never', 300);
+    expect(seen).toEqual({ sender: [reply.data.id], otherTab: [ack.data.id, reply.data.id], agent: [ack.data.id, reply.data.id] });
+    // The sending tab, alone now, still gets its own messages from their ack.
+    otherTab.disconnect();
+    const alone = await emitAck(sender, EVENTS.messageSend, { message: 'alone', client_id: 'tabs-2' });
+    expect(alone).toMatchObject({ ok: true, data: { message: 'alone' } });
+    await silence(sender, 'never', 300);
+    expect(seen.sender).toEqual([reply.data.id]);
+    expect(seen.agent).toEqual([ack.data.id, reply.data.id, alone.data.id]);
+  });
+
   it('refuses invalid sends in the envelope words, storing nothing', async () => {
     const visitor = await buildVisitor(t.app, owner.widgetKey);
     const widget = await widgetSocket(visitor.token);

@@ -90,13 +90,13 @@ function widgetListeners(app: FastifyInstance): WidgetListeners {
     const data = dataOf(socket);
     return app.widgetLimits.visitorCall(data.ip, data.visitorKey);
   };
-  const on = (event: string, handler: (data: WidgetData, payload: unknown, ack: Ack) => Promise<void>): [string, SocketListener] => [
+  const on = (event: string, handler: (data: WidgetData, payload: unknown, ack: Ack, socket: Socket) => Promise<void>): [string, SocketListener] => [
     event,
-    guardedListener(event, (socket, payload, ack) => handler(dataOf(socket), payload, ack), limit, app.log),
+    guardedListener(event, (socket, payload, ack) => handler(dataOf(socket), payload, ack, socket), limit, app.log),
   ];
 
   const events: [string, SocketListener][] = [
-    on(EVENTS.messageSend, async (data, payload, ack) => {
+    on(EVENTS.messageSend, async (data, payload, ack, socket) => {
       const input = parseOrThrow(socketSendSchema, payload);
       if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = await visitorOf(app, data);
@@ -110,6 +110,8 @@ function widgetListeners(app: FastifyInstance): WidgetListeners {
           author: null,
           text: input.message,
           clientId: input.client_id,
+          // Its ack below carries the message: the visitor's push leaves this socket out.
+          originSocketId: socket.id,
         });
       });
       data.chatting = true;

@@ -21,6 +21,8 @@ export interface DomainEventMap {
     conversationCreated: boolean;
     /** Issue 17: the assistant's answer this bot message is (pushed with it). */
     ai?: MessageAiDto | undefined;
+    /** The widget socket that sent it: its ack carries the message, so the visitor's push skips that socket (its other tabs get it). */
+    originSocketId?: string | undefined;
   };
   /** A private note was added to a conversation: the team's consoles only, never the visitor. */
   'note.stored': {
