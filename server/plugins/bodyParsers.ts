@@ -30,8 +30,11 @@ export function registerBodyParsers(app: FastifyInstance): void {
   // stopped mid-file) would leave the rest of the body on a keep-alive connection nobody reads:
   // the sender blocks writing it and never sends another call there, and the connection stays
   // open for good. Such an answer closes its connection instead.
+  // A small body (a refused JSON call's) is read and dropped by Node once the answer is sent, and
+  // the connection stays open for the client's next call: closing it would make a refused flood
+  // cost a TCP connection per call.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (bodyLeftUnread(request.raw)) reply.header('connection', 'close');
+    if (closeAfterAnswer(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
 }
@@ -41,6 +44,17 @@ export function bodyLeftUnread(req: IncomingMessage): boolean {
   if (req.complete) return false;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Unread bodies up to this size are read and dropped after the answer (Node does), on a connection that stays open. */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+
+/** An answer given before the body was read closes its connection when the rest of the body is large or of unknown length. */
+export function closeAfterAnswer(req: IncomingMessage): boolean {
+  if (!bodyLeftUnread(req)) return false;
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(req.headers['content-length']);
+  return !(Number.isFinite(length) && length <= DRAIN_MAX_BYTES);
 }
 
 /** The JSON rules above, for a scope that also takes JSON sent as text/plain (the widget's reports). */

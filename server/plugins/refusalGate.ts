@@ -5,7 +5,7 @@ import { clientIp } from '../realtime/auth.js';
 import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
 import { hashToken } from '../services/secrets.js';
 import { bearerToken } from './auth.js';
-import { bodyLeftUnread } from './bodyParsers.js';
+import { closeAfterAnswer } from './bodyParsers.js';
 
 /**
  * The cheapest refusal (issue 11: a flood of refused widget calls must not slow other tenants).
@@ -114,8 +114,9 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
         'retry-after': String(refusal.retryAfterSeconds),
       };
       // Widget calls answer any origin (app.ts PUBLIC_CORS_PREFIXES), as @fastify/cors does.
-      // Its body is never read: the connection closes after the answer (plugins/bodyParsers.ts).
-      if (bodyLeftUnread(req)) headers.connection = 'close';
+      // Its body is never read: a small one is dropped after the answer and the connection kept for
+      // the next call; after a large one the connection closes (plugins/bodyParsers.ts).
+      if (closeAfterAnswer(req)) headers.connection = 'close';
       const origin = req.headers.origin;
       if (origin) {
         headers['access-control-allow-origin'] = origin;

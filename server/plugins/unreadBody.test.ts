@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildVisitor } from '../test/chatFactories.js';
 import { buildAccount, type TestOwner } from '../test/factories.js';
 import { multipart } from '../test/multipart.js';
@@ -70,5 +70,28 @@ describe('a call answered before its body was read', () => {
     expect(refused.answer).toMatch(/^HTTP\/1\.1 429 /);
     expect(refused.answer.toLowerCase()).toContain('connection: close');
     expect(refused.closed).toBe(true);
+  });
+});
+
+describe('a call with a small body answered before the body was read', () => {
+  it('keeps its connection for the next call (the body is read and dropped): a refused flood costs no connection per call', async () => {
+    const url = new URL(t.base);
+    const socket = net.connect(Number(url.port), url.hostname);
+    let answer = '';
+    let closed = false;
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => (closed = true));
+    const body = JSON.stringify({ message: 'hello' });
+    // No visitor token: refused (401) by the route's first hook, before its body is read.
+    socket.write(['POST /api/widget/messages HTTP/1.1', `Host: ${url.host}`, 'Content-Type: application/json', `Content-Length: ${body.length}`, '', ''].join('\r\n'));
+    await vi.waitFor(() => expect(answer).toMatch(/^HTTP\/1\.1 401 [\s\S]*\r\n\r\n\{[\s\S]*\}$/));
+    expect(answer.toLowerCase()).not.toContain('connection: close');
+    socket.write(body);
+    socket.write([`GET /api/widget-settings?unique_code=${owner.widgetKey} HTTP/1.1`, `Host: ${url.host}`, '', ''].join('\r\n'));
+    await vi.waitFor(() => expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(2));
+    expect(answer).toMatch(/HTTP\/1\.1 200 /);
+    expect(closed).toBe(false);
+    socket.destroy();
   });
 });
