@@ -6,18 +6,21 @@
 //   full  Parley made to take the full read on every poll (an extra query parameter skips the
 //         cheap check), i.e. the cost of a poll before the check existed.
 // Run: node bench/polling/run.mjs   (after `npx turbo run build --filter=@parley/server`;
-// needs PostgreSQL on 127.0.0.1:5432). Options (env): BENCH_POLL_VISITORS=10000,
+// needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH: Parley's node runs on PostgreSQL
+// with a private Redis, as each of many nodes does). Options (env): BENCH_POLL_VISITORS=10000,
 // BENCH_POLL_SECONDS=20, BENCH_POLL_INTERVAL_MS=10000, BENCH_POLL_MODES=bare,full,parley,
-// BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_NODE_ARGS.
+// BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_NODE_ARGS,
+// BENCH_SERVER_ROOT (another checkout's built server, for a before/after pair).
 // Target: 10,000 polling visitors on one node with p99 <= 100 ms.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild, benchContext } from '../lib.mjs';
+import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild, startRedis, benchContext } from '../lib.mjs';
 import { cpuMeter, postgresBackends } from '../latency/cpu.mjs';
 
 const VISITORS = Number(process.env.BENCH_POLL_VISITORS ?? 10_000);
@@ -25,6 +28,8 @@ const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 20);
 const INTERVAL_MS = Number(process.env.BENCH_POLL_INTERVAL_MS ?? 10_000);
 const MODES = (process.env.BENCH_POLL_MODES ?? 'bare,full,parley').split(',');
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 256);
+/** BENCH_POLL_TIMELINE=1: p50/p99 of the polls sent in each second (where the tail comes from). */
+const TIMELINE = Boolean(process.env.BENCH_POLL_TIMELINE);
 /** Visitors who write during the run (one message each per second, spread): their next polls find something new. */
 const WRITERS = 20;
 const TARGET_P99_MS = 100;
@@ -39,7 +44,13 @@ function request(port, method, url, headers = {}, body) {
     const req = http.request({ host: '127.0.0.1', port, method, path: url, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        // As a browser does: the answer decoded by its Content-Encoding (pages above 1 KB are compressed).
+        const raw = Buffer.concat(chunks);
+        const encoding = res.headers['content-encoding'];
+        const body = encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw;
+        resolve({ status: res.statusCode, headers: res.headers, body: body.toString('utf8') });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -66,6 +77,9 @@ async function setUp(port) {
   await db.connect();
   try {
     await db.query(`insert into visitors (account_id, token_hash, name) select $1, h, 'Polling visitor' from unnest($2::text[]) as h`, [accountId, hashes]);
+    // Statistics as a live database has them (autovacuum would take up to a minute to notice the
+    // 10,000 rows): without them the first seconds' plans scan the table.
+    await db.query('analyze visitors');
     // A commit-safe cursor is a snapshot (server/db/commitCursor.ts): every visitor starts from this one.
     const { rows } = await db.query('select pg_current_snapshot()::text as s');
     return { tokens, cursor: Buffer.from(rows[0].s, 'utf8').toString('base64url') };
@@ -82,6 +96,7 @@ async function load(mode, port, visitors, meter) {
   const latencies = [];
   const statuses = new Map();
   let errors = 0;
+  const errorKinds = new Map();
   let writes = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -96,6 +111,7 @@ async function load(mode, port, visitors, meter) {
     try {
       const res = await request(port, 'GET', url, headers);
       latencies.push(performance.now() - t0);
+      if (TIMELINE) (timeline[Math.floor((t0 - started) / 1000)] ??= []).push(performance.now() - t0);
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       if (res.status === 200) {
         const page = JSON.parse(res.body);
@@ -105,8 +121,10 @@ async function load(mode, port, visitors, meter) {
         }
         if (mode !== 'bare' && page.next_cursor) v.cursor = page.next_cursor;
       }
-    } catch {
+    } catch (err) {
       errors++;
+      const kind = String(err?.code ?? err?.message ?? err).slice(0, 60);
+      errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
     } finally {
       inFlight--;
     }
@@ -124,6 +142,7 @@ async function load(mode, port, visitors, meter) {
   };
 
   const phases = visitors.map(() => Math.random() * INTERVAL_MS);
+  const timeline = [];
   const started = performance.now();
   const window = await meter.start();
   const pending = new Set();
@@ -157,6 +176,12 @@ async function load(mode, port, visitors, meter) {
   }
   await Promise.allSettled([...pending]);
   const used = await window.stop();
+  if (TIMELINE) {
+    for (const [second, values] of timeline.entries()) {
+      const sortedSecond = Float64Array.from(values ?? []).sort();
+      console.log(`  ${mode} second ${second}: ${sortedSecond.length} polls, p50 ${ms(percentile(sortedSecond, 50))}, p99 ${ms(percentile(sortedSecond, 99))}, max ${ms(sortedSecond[sortedSecond.length - 1] ?? 0)}`);
+    }
+  }
   const elapsed = (performance.now() - started) / 1000;
   const sorted = Float64Array.from(latencies).sort();
   const n = Math.max(1, latencies.length);
@@ -170,6 +195,7 @@ async function load(mode, port, visitors, meter) {
     max: sorted[sorted.length - 1],
     statuses: Object.fromEntries(statuses),
     errors,
+    errorKinds: Object.fromEntries(errorKinds),
     writes,
     maxInFlight,
     cpu: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / n])),
@@ -177,7 +203,9 @@ async function load(mode, port, visitors, meter) {
 }
 
 async function runMode(mode) {
-  const env = { BENCH_DB_URL: ctx.db.url, BENCH_DATA_DIR: ctx.dataDir };
+  // PostgreSQL with Redis: the topology of many nodes (PRODUCT.md section 9), where a node answers
+  // polls it already checked from memory (it hears every node's pushes through Redis).
+  const env = { BENCH_DB_URL: ctx.db.url, BENCH_REDIS_URL: ctx.redis.url, BENCH_DATA_DIR: ctx.dataDir };
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
   const script = mode === 'bare' ? path.join(BENCH_DIR, 'polling/bare.mjs') : path.join(BENCH_DIR, 'latency/node.mjs');
   const node = await startChild(script, mode === 'bare' ? [] : ['parley'], { env, execArgv: ['--disable-warning=FSTDEP023', ...extra] });
@@ -187,7 +215,10 @@ async function runMode(mode) {
     const { tokens, cursor } = mode === 'bare' ? { tokens: Array.from({ length: VISITORS }, () => 'x'), cursor: 'x' } : await setUp(port);
     const visitors = tokens.map((token) => ({ token, cursor, etag: undefined, etagUrl: undefined }));
     const groups = { node: async () => [node.pid] };
-    if (mode !== 'bare') groups.postgres = postgresBackends(PG_ADMIN_URL, ctx.db.name);
+    if (mode !== 'bare') {
+      groups.postgres = postgresBackends(PG_ADMIN_URL, ctx.db.name);
+      groups.redis = async () => [ctx.redis.pid];
+    }
     return await load(mode, port, visitors, cpuMeter(groups));
   } finally {
     await node.stop();
@@ -196,6 +227,7 @@ async function runMode(mode) {
 
 try {
   ctx.db = await createDatabase();
+  ctx.redis = await startRedis();
   ctx.dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   console.log(`REST polling on one node: ${VISITORS} visitors, one poll each per ${INTERVAL_MS / 1000} s (${((VISITORS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${SECONDS} s per mode,`);
   console.log(`${CONNECTIONS} keep-alive connections, If-None-Match as a browser sends it; ${WRITERS} of the visitors write one message a second between them.\n`);
@@ -208,11 +240,11 @@ try {
     const cpu = Object.values(r.cpu).reduce((a, b) => a + b, 0);
     const answers = Object.entries(r.statuses).map(([k, v]) => `${v}x${k}`).join(' ');
     console.log(
-      `${r.mode.padEnd(8)}${r.rate.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${`${cpu.toFixed(3)} ms`.padStart(11)}  ${answers}${r.errors ? ` ${r.errors} errors` : ''}`,
+      `${r.mode.padEnd(8)}${r.rate.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${`${cpu.toFixed(3)} ms`.padStart(11)}  ${answers}${r.errors ? ` ${r.errors} errors (${Object.entries(r.errorKinds).map(([k, v]) => `${v}x ${k}`).join(', ')})` : ''}`,
     );
     console.log(`${''.padEnd(8)}CPU: ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ${r.writes} messages written; at most ${r.maxInFlight} polls in flight`);
   }
-  console.log('\nCPU/poll: CPU time of the node (+ this database\'s PostgreSQL backends) over the run, per answered poll; the load generator is not counted.');
+  console.log('\nCPU/poll: CPU time of the node (+ this database\'s PostgreSQL backends and the private Redis) over the run, per answered poll; the load generator is not counted.');
   console.log(`Load average when done: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);
   const parley = results.find((r) => r.mode === 'parley');
   if (parley) {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Server } from 'socket.io';
+import { quietPolls } from '../services/quietPolls.js';
+import { rooms } from './audience.js';
 import { type VisitorConversation, visitorSockets } from './visitorPresence.js';
 
 /** The server-side event that carries a fan-out between nodes (never seen by clients). */
@@ -20,8 +22,16 @@ export interface Fanout {
   visitors?: { id: string; conversation: VisitorConversation }[];
 }
 
-/** Delivers to this node's sockets only, and keeps the node's visitor audience current. */
+const VISITOR_ROOM = rooms.visitor('');
+
+/**
+ * Delivers to this node's sockets only, and keeps the node's visitor audience current. A delivery
+ * to a visitor's room also tells the node's remembered polls that this visitor has news
+ * (services/quietPolls.ts): every node hears every fan-out, sockets or not.
+ */
 export function deliverLocally(io: Pick<Server, 'local' | 'in' | 'sockets'>, fanout: Fanout): void {
+  const polls = quietPolls(io);
+  for (const d of fanout.deliveries) for (const room of d.rooms) if (room.startsWith(VISITOR_ROOM)) polls.changed(room.slice(VISITOR_ROOM.length));
   // Socket.IO encodes a broadcast before it looks for its sockets: a delivery none of whose
   // rooms has a socket on this node (most of them, with many nodes) is skipped before that.
   // No rooms would mean every socket: never.

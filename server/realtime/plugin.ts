@@ -8,6 +8,7 @@ import { rooms } from './audience.js';
 import { onConsoleSocket } from './consoleSocket.js';
 import { watchNodes } from './nodeWatch.js';
 import { FANOUT_EVENT, type Fanout, deliverLocally } from './fanout.js';
+import { quietPolls } from '../services/quietPolls.js';
 import { liveNodes, subscribePush } from './push.js';
 import { VisitorSockets, useVisitorSockets } from './visitorPresence.js';
 import { onWidgetSocket } from './widgetSocket.js';
@@ -51,6 +52,8 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   // This node's widget sockets by visitor, their audience, and the cluster's presence counter.
   const registry = new VisitorSockets(app.redis, app.config.rateLimits.prefix, () => liveNodes(app));
   useVisitorSockets(io, registry);
+  // Polls answered from memory (services/quietPolls.ts) only where this node hears every push.
+  quietPolls(io).hearsAll = Boolean(app.config.redisUrl) || app.database.kind === 'pglite';
   if (app.config.redisUrl) {
     // Loaded only with REDIS_URL: one node on the embedded default never pays for these imports.
     const [{ createAdapter }, { createClient }] = await Promise.all([import('@socket.io/redis-adapter'), import('redis')]);
@@ -62,11 +65,17 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     // node: tell its local sockets to catch up from the database.
     let subscriberLost = false;
     pub.on('error', (err) => app.log.warn({ err }, 'socket.io redis publisher error'));
+    // Meanwhile other nodes' pushes are lost to this node: no poll is answered from its memory.
+    const polls = quietPolls(io);
     sub.on('error', (err) => {
       subscriberLost = true;
+      polls.pause();
       app.log.warn({ err }, 'socket.io redis subscriber error');
     });
-    sub.on('end', () => (subscriberLost = true));
+    sub.on('end', () => {
+      subscriberLost = true;
+      polls.pause();
+    });
     sub.on('ready', () => {
       if (!subscriberLost) return;
       subscriberLost = false;
@@ -74,7 +83,10 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
       registry.forgetConversations();
       void registry.rewrite();
       // Give the adapter a moment to resubscribe before clients refetch.
-      setTimeout(() => io.local.emit(EVENTS.syncRequired, {}), 250).unref();
+      setTimeout(() => {
+        if (!subscriberLost) polls.resume();
+        io.local.emit(EVENTS.syncRequired, {});
+      }, 250).unref();
     });
     await Promise.all([pub.connect(), sub.connect()]);
     io.adapter(createAdapter(pub, sub, { key: 'parley:io', requestsTimeout: 3000 }));

@@ -31,6 +31,7 @@ import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
 import { presentVisitor } from '../../presenters/visitor.js';
+import { quietPolls } from '../../services/quietPolls.js';
 import { messageDtoSchema, messageListSchema, okSchema, successSchema, visitorDtoSchema } from '../../presenters/dtoSchemas.js';
 import { z } from 'zod';
 
@@ -70,33 +71,48 @@ function preparePollCheck(db: Db) {
 /** A weak validator per cursor: the answer "nothing new since this cursor" is the same until something commits. */
 const etagOf = (cursor: string) => `W/"${createHash('sha256').update(cursor).digest('base64url').slice(0, 22)}"`;
 
+/** "Nothing new": the page the full read would give, as text (no serializer on the quiet path). */
+const emptyPage = (cursor: string) => `{"message":"success","data":[],"next_cursor":${JSON.stringify(cursor)},"has_more":false}`;
+
+function answerQuiet(request: FastifyRequest, reply: FastifyReply, cursor: string, etag: string): FastifyReply {
+  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(emptyPage(cursor));
+}
+
 /**
  * onRequest of GET /widget/messages: a poll with only a cursor (the widget's every poll after its
  * first load) is answered "nothing new" from the cheap check, as 304 to a client that holds that
  * answer (If-None-Match) or as an empty page that keeps the same cursor (so the next poll asks the
- * same URL and a browser revalidates it). A poll with something new, or any other call, goes on
- * to the full read with the visitor already known. An unknown token takes the usual way (a reply
- * email's token, or 401).
+ * same URL and a browser revalidates it). The check's "nothing new" is remembered on the node
+ * (services/quietPolls.ts): the token's next polls of that cursor are answered from memory, with
+ * no SQL, until a push to the visitor's room is heard. A poll with something new, or any other
+ * call, goes on to the full read with the visitor already known. An unknown token takes the usual
+ * way (a reply email's token, or 401).
  */
-async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const query = request.query as Record<string, unknown>;
   const cursor = typeof query.cursor === 'string' && Object.keys(query).length === 1 ? query.cursor : undefined;
-  const snapshot = cursor ? decodeCursor(cursor) : null;
-  const token = bearerToken(request.headers.authorization);
-  if (!cursor || !snapshot || !token) return authenticateVisitor(request);
+  const token = cursor ? bearerToken(request.headers.authorization) : undefined;
+  if (!cursor || !token) return authenticateVisitor(request);
+  const tokenHash = hashToken(token);
+  const quiet = quietPolls(request.server.io);
+  const known = quiet.lookup(tokenHash, cursor);
+  if (known) return answerQuiet(request, reply, cursor, known.etag);
+  const snapshot = decodeCursor(cursor);
+  if (!snapshot) return authenticateVisitor(request);
   const db = request.server.db;
   let check = pollChecks.get(db);
   if (!check) pollChecks.set(db, (check = preparePollCheck(db)));
-  const tokenHash = hashToken(token);
+  const seq = quiet.begin();
   const [row] = await check.execute({ hash: tokenHash, snapshot });
   if (!row) return authenticateVisitor(request);
   requestAccount(row.visitor.accountId, { tokenHash });
   request.visitor = row.visitor;
   if (row.fresh) return;
   const etag = etagOf(cursor);
-  reply.header('etag', etag).header('cache-control', 'private, no-cache');
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.send({ message: 'success', data: [], next_cursor: cursor, has_more: false });
+  quiet.keep(tokenHash, { visitorId: row.visitor.id, cursor, etag, seq });
+  return answerQuiet(request, reply, cursor, etag);
 }
 
 /** The widget's own calls (PRODUCT.md section 4): public, or with the visitor's own token. */
