@@ -273,7 +273,7 @@ describe('LaneSlots', () => {
   afterEach(() => vi.useRealTimers());
   const refused = (s: number) => Object.assign(new Error('no turn'), { retryAfterSeconds: s });
 
-  it("holds a lane's calls beyond its slots, serves priority waiters first, and never holds another lane", async () => {
+  it("holds a lane's calls beyond its slots in order, and never holds another lane", async () => {
     const slots = new LaneSlots(2, 10_000, refused);
     const order: string[] = [];
     const a = await slots.enter('account:big');
@@ -281,9 +281,8 @@ describe('LaneSlots', () => {
     const waiting = [
       slots.enter('account:big').then((r) => (order.push('new1'), r)),
       slots.enter('account:big').then((r) => (order.push('new2'), r)),
-      slots.enter('account:big', { priority: true }).then((r) => (order.push('chatting'), r)),
     ];
-    expect(slots.load('account:big')).toEqual({ busy: 2, waiting: 3 });
+    expect(slots.load('account:big')).toEqual({ busy: 2, waiting: 2 });
     // Another lane goes at once.
     (await slots.enter('account:tiny'))();
     expect(order).toEqual([]);
@@ -291,31 +290,28 @@ describe('LaneSlots', () => {
     a();
     a(); // a second release of the same turn frees nothing
     await settle();
-    expect(order).toEqual(['chatting']);
+    expect(order).toEqual(['new1']);
     b();
     await settle();
-    expect(order).toEqual(['chatting', 'new1']);
-    (await waiting[2]!)();
-    await settle();
-    expect(order).toEqual(['chatting', 'new1', 'new2']);
+    expect(order).toEqual(['new1', 'new2']);
     (await waiting[0]!)();
     (await waiting[1]!)();
     expect(slots.load('account:big')).toEqual({ busy: 0, waiting: 0 });
   });
 
-  it('refuses a waiter that is not served within its limit and takes it out of the queue; priority waiters wait on', async () => {
+  it('refuses a waiter that is not served within its limit and takes it out of the queue; the next waiter still gets its turn', async () => {
     vi.useFakeTimers();
     const slots = new LaneSlots(1, 1500, refused);
     const held = await slots.enter('account:x');
     const late = slots.enter('account:x');
-    const chatting = slots.enter('account:x', { priority: true });
     const lateResult = expect(late).rejects.toMatchObject({ retryAfterSeconds: 2 });
-    await vi.advanceTimersByTimeAsync(1500);
+    await vi.advanceTimersByTimeAsync(1000);
+    const next = slots.enter('account:x');
+    await vi.advanceTimersByTimeAsync(500);
     await lateResult;
     expect(slots.load('account:x')).toEqual({ busy: 1, waiting: 1 });
-    await vi.advanceTimersByTimeAsync(60_000);
     held();
-    (await chatting)();
+    (await next)();
     expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
   });
 

@@ -246,12 +246,17 @@ export class LanePacer {
  * held for d ms rests d * (1 - share) / share ms before its next call (share 0.5: as long as it
  * was held), so a lane whose calls keep coming holds each slot at most `share` of the time, and
  * the node's thread (and PGlite, which runs in it) is free for the other tenants the rest of it.
- * A call waits for a slot of its lane; `priority` calls are served before the others and are
- * never refused; the others wait at most `maxWaitMs`, then are refused with `refuse(seconds)` and
- * leave the queue. The work is each node's own, so the slots are too (no Redis).
+ * A call waits for a slot of its lane at most `maxWaitMs`, then is refused with `refuse(seconds)`
+ * and leaves the queue. The work is each node's own, so the slots are too (no Redis).
  */
+/** A lane's calls in progress, and its waiters in order. */
+interface Lane {
+  busy: number;
+  queue: (() => void)[];
+}
+
 export class LaneSlots {
-  private readonly lanes = new Map<string, { busy: number; priority: (() => void)[]; rest: (() => void)[] }>();
+  private readonly lanes = new Map<string, Lane>();
 
   constructor(
     readonly slots: number,
@@ -266,40 +271,36 @@ export class LaneSlots {
   /** Calls of `lane` in progress and waiting. */
   load(lane: string): { busy: number; waiting: number } {
     const l = this.lanes.get(lane);
-    return { busy: l?.busy ?? 0, waiting: (l?.priority.length ?? 0) + (l?.rest.length ?? 0) };
+    return { busy: l?.busy ?? 0, waiting: l?.queue.length ?? 0 };
   }
 
   /** Resolves with a release function once the lane has a slot for the call. */
-  async enter(lane: string, { priority = false }: { priority?: boolean } = {}): Promise<() => void> {
+  async enter(lane: string): Promise<() => void> {
     let l = this.lanes.get(lane);
-    if (!l) this.lanes.set(lane, (l = { busy: 0, priority: [], rest: [] }));
+    if (!l) this.lanes.set(lane, (l = { busy: 0, queue: [] }));
     const entry = l;
-    if (entry.busy < this.slots && entry.priority.length === 0 && entry.rest.length === 0) {
+    if (entry.busy < this.slots && entry.queue.length === 0) {
       entry.busy++;
       return this.releaser(lane, entry);
     }
     await new Promise<void>((resolve, reject) => {
-      const queue = priority ? entry.priority : entry.rest;
-      let timer: NodeJS.Timeout | undefined;
       const grant = () => {
         clearTimeout(timer);
         resolve();
       };
-      queue.push(grant);
-      if (!priority) {
-        timer = setTimeout(() => {
-          const at = queue.indexOf(grant);
-          if (at < 0) return; // granted meanwhile
-          queue.splice(at, 1);
-          this.forgetIfIdle(lane, entry);
-          reject(this.refuse(Math.max(1, Math.ceil(this.maxWaitMs / 1000))));
-        }, this.maxWaitMs);
-      }
+      entry.queue.push(grant);
+      const timer = setTimeout(() => {
+        const at = entry.queue.indexOf(grant);
+        if (at < 0) return; // granted meanwhile
+        entry.queue.splice(at, 1);
+        this.forgetIfIdle(lane, entry);
+        reject(this.refuse(Math.max(1, Math.ceil(this.maxWaitMs / 1000))));
+      }, this.maxWaitMs);
     });
     return this.releaser(lane, entry);
   }
 
-  private releaser(lane: string, entry: { busy: number; priority: (() => void)[]; rest: (() => void)[] }): () => void {
+  private releaser(lane: string, entry: Lane): () => void {
     let released = false;
     const started = performance.now();
     return () => {
@@ -311,9 +312,9 @@ export class LaneSlots {
     };
   }
 
-  /** A slot is free: it goes to the next waiter (priority first), or back to the lane. */
-  private handOn(lane: string, entry: { busy: number; priority: (() => void)[]; rest: (() => void)[] }): void {
-    const next = entry.priority.shift() ?? entry.rest.shift();
+  /** A slot is free: it goes to the next waiter, or back to the lane. */
+  private handOn(lane: string, entry: Lane): void {
+    const next = entry.queue.shift();
     if (next) next();
     else {
       entry.busy--;
@@ -321,7 +322,7 @@ export class LaneSlots {
     }
   }
 
-  private forgetIfIdle(lane: string, entry: { busy: number; priority: unknown[]; rest: unknown[] }): void {
-    if (entry.busy === 0 && entry.priority.length === 0 && entry.rest.length === 0 && this.lanes.get(lane) === entry) this.lanes.delete(lane);
+  private forgetIfIdle(lane: string, entry: Lane): void {
+    if (entry.busy === 0 && entry.queue.length === 0 && this.lanes.get(lane) === entry) this.lanes.delete(lane);
   }
 }

@@ -16,9 +16,11 @@ import { TOO_MANY_REQUESTS } from './rateLimit.js';
  * proportion to how long the write took); the rest wait their turn in the account's lane (db/fair.ts LaneSlots) instead of taking
  * the node's CPU and database at once, so another account's call meets a few of the flood's
  * calls in progress, not all of them. A caller not yet chatting waits at most
- * WIDGET_WRITE_WAIT_MS, then gets 429 with Retry-After ("widget-writes"); a visitor already
- * chatting (its conversation exists) goes first and is never refused (PRODUCT.md section 11: a
- * widget key's ceiling never refuses visitors already chatting).
+ * WIDGET_WRITE_WAIT_MS, then gets 429 with Retry-After ("widget-writes"). A visitor already
+ * chatting (its conversation exists) is not held by the lane at all: PRODUCT.md section 11 (a
+ * widget key's ceiling never refuses visitors already chatting), and a live chat's messages are
+ * the real-time path (issue 15), bounded per visitor by the widget budgets, not queued behind
+ * the account's new chats.
  */
 
 export const DEFAULT_WIDGET_WRITES: WidgetWritesConfig = { perAccount: 2, maxWaitMs: 2000, sharePercent: 50 };
@@ -39,17 +41,18 @@ async function hasConversation(db: Db, visitorId: string): Promise<boolean> {
 }
 
 /**
- * Runs one widget write of `accountId` in its turn on this node. `visitorId`: the visitor it is
- * for (its chat under way, when `chatting` is not given, is read from the database).
+ * Runs one widget write of `accountId` in its turn on this node; a visitor already chatting
+ * (`chatting`, or read from the database for `visitorId` when the lane is busy) runs at once.
  */
 export async function widgetWrite<T>(app: FastifyInstance, who: { accountId: string; visitorId?: string; chatting?: boolean }, fn: () => Promise<T>): Promise<T> {
+  if (who.chatting) return fn();
   const slots = app.widgetWrites;
   const lane = laneOfAccount(who.accountId);
   // Nothing waits in the lane: no need to ask whether the visitor is chatting.
   const { busy, waiting } = slots.load(lane);
   const free = busy < slots.slots && waiting === 0;
-  const priority = who.chatting ?? (!free && who.visitorId !== undefined ? await hasConversation(app.db, who.visitorId) : false);
-  const release = await slots.enter(lane, { priority });
+  if (!free && who.visitorId !== undefined && (await hasConversation(app.db, who.visitorId))) return fn();
+  const release = await slots.enter(lane);
   try {
     return await fn();
   } finally {
