@@ -24,7 +24,7 @@ const turn = () => new Promise((r) => setImmediate(r));
 describe('group commit', () => {
   it('sends a lone write at once, and the writes that arrive meanwhile together in one statement', async () => {
     const s = slowStatement();
-    const gc = new GroupCommit(s.run, { maxInFlight: 1, maxBatch: 100 });
+    const gc = new GroupCommit(s.run, { maxInFlight: 1, maxBatch: 100, stallMs: 10_000, maxRunning: 4 });
     const first = gc.submit('a', 'a1');
     await turn();
     expect(s.batches).toEqual([['a1']]);
@@ -40,7 +40,7 @@ describe('group commit', () => {
 
   it("never puts two writes of one key in one batch or in flight at once, and keeps each key's order", async () => {
     const s = slowStatement();
-    const gc = new GroupCommit(s.run, { maxInFlight: 2, maxBatch: 100 });
+    const gc = new GroupCommit(s.run, { maxInFlight: 2, maxBatch: 100, stallMs: 10_000, maxRunning: 4 });
     const all = [gc.submit('v', 'v1'), gc.submit('v', 'v2'), gc.submit('w', 'w1'), gc.submit('v', 'v3')];
     await turn();
     await turn();
@@ -52,7 +52,7 @@ describe('group commit', () => {
 
   it('caps a batch at maxBatch and runs up to maxInFlight batches at once', async () => {
     const s = slowStatement();
-    const gc = new GroupCommit(s.run, { maxInFlight: 2, maxBatch: 2 });
+    const gc = new GroupCommit(s.run, { maxInFlight: 2, maxBatch: 2, stallMs: 10_000, maxRunning: 4 });
     const all = ['a', 'b', 'c', 'd', 'e'].map((k) => gc.submit(k, k));
     await turn();
     await turn();
@@ -64,7 +64,7 @@ describe('group commit', () => {
 
   it('fails only the bad write of a failed batch: the others are written again one by one', async () => {
     const s = slowStatement((i) => i === 'bad');
-    const gc = new GroupCommit(s.run, { maxInFlight: 1, maxBatch: 100 });
+    const gc = new GroupCommit(s.run, { maxInFlight: 1, maxBatch: 100, stallMs: 10_000, maxRunning: 4 });
     const first = gc.submit('x', 'x');
     await turn();
     const rest = [gc.submit('good', 'good'), gc.submit('bad', 'bad'), gc.submit('fine', 'fine')].map((p) => p.then((v) => v, (e: Error) => e.message));
@@ -72,5 +72,23 @@ describe('group commit', () => {
     expect(await first).toBe('ok:x');
     expect(await Promise.all(rest)).toEqual(['ok:good', 'bad write', 'ok:fine']);
     expect(s.batches).toEqual([['x'], ['good', 'bad', 'fine'], ['good'], ['bad'], ['fine']]);
+  });
+
+  it('lets the next batch start beside one stalled past stallMs, keeping a stalled key waiting, up to maxRunning', async () => {
+    const s = slowStatement();
+    const gc = new GroupCommit(s.run, { maxInFlight: 1, maxBatch: 100, stallMs: 30, maxRunning: 2 });
+    const stuck = gc.submit('a', 'a1');
+    await turn();
+    const next = [gc.submit('b', 'b1'), gc.submit('a', 'a2')];
+    await new Promise((r) => setTimeout(r, 10));
+    expect(s.batches).toEqual([['a1']]); // within stallMs: waits
+    await new Promise((r) => setTimeout(r, 40));
+    expect(s.batches).toEqual([['a1'], ['b1']]); // 'a' still waits for its stalled write
+    const third = gc.submit('c', 'c1');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.batches).toEqual([['a1'], ['b1']]); // two running, both stalled: maxRunning reached
+    await s.finishAll();
+    expect(await Promise.all([stuck, ...next, third])).toEqual(['ok:a1', 'ok:b1', 'ok:a2', 'ok:c1']);
+    expect(s.batches.slice(2).flat().sort()).toEqual(['a2', 'c1']);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Group commit (issue 15: the real-time path's cost). Writes that arrive while earlier ones are
  * in flight wait, and go together as one statement (one round trip, one transaction, one WAL
- * flush) as soon as a slot frees up; a write that finds a slot free goes at the next turn of
+ * flush) as soon as a slot frees up (one batch at a time by default: the more wait, the more
+ * share a commit; a batch stalled past `stallMs`, on a row lock say, gives its slot up so the
+ * node's other messages go on); a write that finds a slot free goes at the next turn of
  * the event loop with whatever arrived in the same turn. So a lone write waits for nothing, and
  * under load each commit carries many writes: the commit's WAL flush, the biggest single cost
  * of a message, is paid once per batch.
@@ -17,9 +19,16 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** Writes per statement at most. */
   maxBatch: number;
+  /**
+   * A batch running this long no longer holds its slot (a statement waiting on a row lock must
+   * not hold every message of the node): the next batch starts beside it.
+   */
+  stallMs: number;
+  /** Batches running at once, the stalled ones included, at most. */
+  maxRunning: number;
 }
 
-export const GROUP_COMMIT_OPTIONS: GroupCommitOptions = { maxInFlight: 2, maxBatch: 100 };
+export const GROUP_COMMIT_OPTIONS: GroupCommitOptions = { maxInFlight: 1, maxBatch: 100, stallMs: 20, maxRunning: 4 };
 
 interface Waiting<I, O> {
   key: string;
@@ -30,7 +39,10 @@ interface Waiting<I, O> {
 
 export class GroupCommit<I, O> {
   private queue: Waiting<I, O>[] = [];
+  /** Batches running and not stalled (they hold a slot). */
   private inFlight = 0;
+  /** Batches running, stalled or not. */
+  private running = 0;
   /** Keys of the writes in flight: a key's next write waits for its last one's commit. */
   private busy = new Set<string>();
   private scheduled = false;
@@ -51,8 +63,12 @@ export class GroupCommit<I, O> {
     });
   }
 
+  private hasSlot(): boolean {
+    return this.inFlight < this.options.maxInFlight && this.running < this.options.maxRunning;
+  }
+
   private kick(): void {
-    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    if (this.scheduled || !this.hasSlot() || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -61,7 +77,7 @@ export class GroupCommit<I, O> {
   }
 
   private flush(): void {
-    if (this.inFlight >= this.options.maxInFlight) return;
+    if (!this.hasSlot()) return;
     const batch: Waiting<I, O>[] = [];
     const keys = new Set<string>();
     const rest: Waiting<I, O>[] = [];
@@ -76,10 +92,20 @@ export class GroupCommit<I, O> {
     this.queue = rest;
     if (batch.length === 0) return;
     this.inFlight++;
+    this.running++;
     for (const key of keys) this.busy.add(key);
     if (this.batchSizes.length < 10_000) this.batchSizes.push(batch.length);
-    void this.runBatch(batch).finally(() => {
+    let stalled = false;
+    const stall = setTimeout(() => {
+      stalled = true;
       this.inFlight--;
+      this.kick();
+    }, this.options.stallMs);
+    stall.unref();
+    void this.runBatch(batch).finally(() => {
+      clearTimeout(stall);
+      if (!stalled) this.inFlight--;
+      this.running--;
       for (const key of keys) this.busy.delete(key);
       this.kick();
     });
