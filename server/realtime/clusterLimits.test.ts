@@ -271,11 +271,13 @@ describe('leased budgets over two nodes', () => {
     const BURST = 10;
     const nodes = await twoNodes(200, BURST);
     // 200 calls at once, half on each node.
+    const started = performance.now();
     const first = await Promise.all(Array.from({ length: 200 }, (_, i) => outcome(nodes[i % 2]!.limits.visitorCall('203.0.113.7', 'burst-a'))));
+    const refilled = Math.ceil(((performance.now() - started) / 1000) * BURST);
     const admitted = first.filter(Boolean).length;
-    // The bucket's 10, plus what it refilled while the calls ran (10 a second).
+    // The bucket's 10, plus what it refilled while the calls ran (10 a second: more on a loaded machine, where they take longer).
     expect(admitted).toBeGreaterThanOrEqual(BURST - 1);
-    expect(admitted).toBeLessThanOrEqual(BURST + 2);
+    expect(admitted).toBeLessThanOrEqual(BURST + 1 + refilled);
     const trips = nodes[0]!.trips.mock.calls.length + nodes[1]!.trips.mock.calls.length;
     expect(trips).toBeLessThan(30);
     // A second later the bucket is full again and the minute's budget was not spent by the refusals.
