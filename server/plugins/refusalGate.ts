@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { clientIp } from '../realtime/auth.js';
 import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
-import { hashToken } from '../services/secrets.js';
-import { bearerToken } from './auth.js';
+import { requestToken } from './auth.js';
 import { closeAfterAnswer } from './bodyParsers.js';
 
 /**
@@ -94,13 +93,13 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
       if (!limits || routes.length === 0) return false;
       const route = routeOf(req);
       if (!route) return false;
-      const token = bearerToken(req.headers.authorization);
+      const token = requestToken(req);
       let refusal: KnownRefusal | undefined;
       try {
         const ip = clientIp(req, opts.trustProxy);
         refusal = limits.knownRefusal({
           ip,
-          visitorKey: token ? hashToken(token) : undefined,
+          visitorKey: token?.hash,
           widgetKey: !token && route.widgetKey ? queryKey(req.url ?? '') : undefined,
           newVisitor: route.newVisitor,
         });
