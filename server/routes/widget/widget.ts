@@ -17,9 +17,6 @@ import { createVisitor } from '../../commands/createVisitor.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
-import { GroupCommit } from '../../commands/groupCommit.js';
-import { SYSTEM_LANE, runInLane } from '../../db/fair.js';
-import type { VisitorRow } from '../../presenters/visitor.js';
 import { decodeCursor } from '../../db/commitCursor.js';
 import { accounts, conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
@@ -48,23 +45,13 @@ async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
 }
 
 /**
- * A poll's cheap check (issue 15), one prepared statement per database: the visitor of each token,
- * and whether any message it may see committed since that poll's cursor snapshot
- * (db/commitCursor.ts: the rows the full read would return). No transaction, no snapshot, no rows
- * read. The first polls of many visitors arrive together (a node starting, a node's visitors
- * coming back): checks that arrive while one is in flight wait and go as one statement
- * (commands/groupCommit.ts), one token at most once per statement.
+ * A poll's cheap check (issue 15), one prepared statement per database: the visitor of the token,
+ * and whether any message it may see committed since the cursor's snapshot (db/commitCursor.ts:
+ * the rows the full read would return). No transaction, no snapshot, no rows read.
  */
-interface PollCheck {
-  hash: string;
-  snapshot: string;
-}
-type PollCheckRow = { visitor: VisitorRow; fresh: boolean } | undefined;
-const pollChecks = new WeakMap<Db, GroupCommit<PollCheck, PollCheckRow>>();
-
-function preparePollChecks(db: Db) {
-  const hashes = sql`${sql.placeholder('hashes')}::text[]`;
-  const snapshot = sql`((${sql.placeholder('snapshots')}::text[])[array_position(${sql.placeholder('hashes')}::text[], "visitors"."token_hash")])::pg_snapshot`;
+const pollChecks = new WeakMap<Db, ReturnType<typeof preparePollCheck>>();
+function preparePollCheck(db: Db) {
+  const snapshot = sql`${sql.placeholder('snapshot')}::pg_snapshot`;
   const xactId = sql`${messages}.${sql.identifier('xact_id')}`;
   return db
     .select({
@@ -75,27 +62,9 @@ function preparePollChecks(db: Db) {
         and ${xactId} >= pg_snapshot_xmin(${snapshot}) and not pg_visible_in_snapshot(${xactId}, ${snapshot}))`,
     })
     .from(visitors)
-    .where(sql`${visitors.tokenHash} = any(${hashes})`)
-    .prepare('parley_widget_poll_checks');
-}
-
-function pollChecksOf(db: Db): GroupCommit<PollCheck, PollCheckRow> {
-  let made = pollChecks.get(db);
-  if (made) return made;
-  const statement = preparePollChecks(db);
-  made = new GroupCommit(async function checkPolls(items) {
-    // A batch carries many accounts' polls: it waits in the server's own lane (db/fair.ts).
-    const rows = await runInLane(SYSTEM_LANE, () => statement.execute({ hashes: items.map((i) => i.hash), snapshots: items.map((i) => i.snapshot) }));
-    const byHash = new Map(rows.map((row) => [row.visitor.tokenHash, row]));
-    return items.map((i) => byHash.get(i.hash));
-  });
-  pollChecks.set(db, made);
-  return made;
-}
-
-/** The sizes of the poll-check batches this database ran (tests, diagnostics). */
-export function pollCheckBatchSizes(db: Db): readonly number[] {
-  return pollChecks.get(db)?.batchSizes ?? [];
+    .where(eq(visitors.tokenHash, sql.placeholder('hash')))
+    .limit(1)
+    .prepare('parley_widget_poll_check');
 }
 
 /** A weak validator per cursor: the answer "nothing new since this cursor" is the same until something commits. */
@@ -130,8 +99,11 @@ async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply):
   if (known) return answerQuiet(request, reply, cursor, known.etag);
   const snapshot = decodeCursor(cursor);
   if (!snapshot) return authenticateVisitor(request);
+  const db = request.server.db;
+  let check = pollChecks.get(db);
+  if (!check) pollChecks.set(db, (check = preparePollCheck(db)));
   const seq = quiet.begin();
-  const row = await pollChecksOf(request.server.db).submit(tokenHash, { hash: tokenHash, snapshot });
+  const [row] = await check.execute({ hash: tokenHash, snapshot });
   if (!row) return authenticateVisitor(request);
   requestAccount(row.visitor.accountId, { tokenHash });
   request.visitor = row.visitor;
