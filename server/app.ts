@@ -217,14 +217,16 @@ export async function buildApp({ config, database, logger = true, logStream }: A
   await registerOpenApi(app); // GET /api/openapi.json (plugins/openapi.ts)
 
   const consoleOrigins = new Set([...config.consoleOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
-  // Both answers are built once (the delegator runs on every request: issue 15's polls).
-  const corsFor = (origin: boolean): FastifyCorsOptions => ({ origin, methods: 'GET, POST, PUT, PATCH, DELETE', allowedHeaders: 'Authorization, Content-Type', maxAge: 600 });
-  const [corsAllowed, corsRefused] = [corsFor(true), corsFor(false)];
   await app.register(cors, () => (req: FastifyRequest, cb: (e: Error | null, o: FastifyCorsOptions) => void) => {
     const url = req.url ?? '';
-    if (PUBLIC_CORS_PREFIXES.some((p) => url.startsWith(p))) return cb(null, corsAllowed);
+    const isPublic = PUBLIC_CORS_PREFIXES.some((p) => url.startsWith(p));
     const origin = req.headers.origin;
-    cb(null, origin !== undefined && consoleOrigins.has(origin) ? corsAllowed : corsRefused);
+    cb(null, {
+      origin: isPublic ? true : origin !== undefined && consoleOrigins.has(origin),
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type'],
+      maxAge: 600,
+    });
   });
 
   await app.register(multipart, {

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { clientIp } from '../realtime/auth.js';
 import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
-import { requestToken } from './auth.js';
+import { hashToken } from '../services/secrets.js';
+import { bearerToken } from './auth.js';
 import { closeAfterAnswer } from './bodyParsers.js';
 
 /**
@@ -93,13 +94,13 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
       if (!limits || routes.length === 0) return false;
       const route = routeOf(req);
       if (!route) return false;
-      const token = requestToken(req);
+      const token = bearerToken(req.headers.authorization);
       let refusal: KnownRefusal | undefined;
       try {
         const ip = clientIp(req, opts.trustProxy);
         refusal = limits.knownRefusal({
           ip,
-          visitorKey: token?.hash,
+          visitorKey: token ? hashToken(token) : undefined,
           widgetKey: !token && route.widgetKey ? queryKey(req.url ?? '') : undefined,
           newVisitor: route.newVisitor,
         });

@@ -5,7 +5,7 @@ import { visitorTokens, visitors } from '../db/schema.js';
 import { HttpError, unauthenticated } from '../errors.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
-import { requestToken } from './auth.js';
+import { bearerToken } from './auth.js';
 import { requestAccount } from './dbLanes.js';
 
 declare module 'fastify' {
@@ -17,10 +17,7 @@ declare module 'fastify' {
 
 /** The visitor behind a visitor token (HTTP bearer or socket handshake), if any. */
 export async function visitorForToken(db: Db, token: string): Promise<VisitorRow | undefined> {
-  return visitorForTokenHash(db, hashToken(token));
-}
-
-async function visitorForTokenHash(db: Db, tokenHash: string): Promise<VisitorRow | undefined> {
+  const tokenHash = hashToken(token);
   const [visitor] = await db.select().from(visitors).where(eq(visitors.tokenHash, tokenHash)).limit(1);
   if (visitor) return visitor;
   // A token issued by a reply email's link (services/visitorLinks.ts) on another browser.
@@ -35,11 +32,11 @@ async function visitorForTokenHash(db: Db, tokenHash: string): Promise<VisitorRo
 
 /** onRequest hook for the widget's visitor calls: a visitor token reaches only that visitor's rows. */
 export async function authenticateVisitor(request: FastifyRequest): Promise<void> {
-  const token = requestToken(request.raw);
+  const token = bearerToken(request.headers.authorization);
   if (!token) throw new HttpError(401, 'No authentication token found');
-  const visitor = await visitorForTokenHash(request.server.db, token.hash);
+  const visitor = await visitorForToken(request.server.db, token);
   if (!visitor) throw unauthenticated();
-  requestAccount(visitor.accountId, { tokenHash: token.hash });
+  requestAccount(visitor.accountId, { tokenHash: hashToken(token) });
   request.visitor = visitor;
 }
 
@@ -56,8 +53,8 @@ const keyIn = (v: unknown): string | undefined => {
 async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
   const limits = request.server.widgetLimits;
   await limits.ip(request.ip);
-  const token = requestToken(request.raw);
-  if (token) await limits.caller({ ip: request.ip, visitorKey: token.hash });
+  const token = bearerToken(request.headers.authorization);
+  if (token) await limits.caller({ ip: request.ip, visitorKey: hashToken(token) });
 }
 
 /**
@@ -66,7 +63,7 @@ async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
  * different keys is refused.
  */
 async function limitWidgetKey(request: FastifyRequest): Promise<void> {
-  if (requestToken(request.raw)) return;
+  if (bearerToken(request.headers.authorization)) return;
   const inBody = keyIn(request.body);
   const inQuery = keyIn(request.query);
   if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) throw new HttpError(400, KEY_MISMATCH);

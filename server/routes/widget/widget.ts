@@ -23,8 +23,9 @@ import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { parseJsonBody } from '../../plugins/bodyParsers.js';
 import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
-import { requestToken } from '../../plugins/auth.js';
+import { bearerToken } from '../../plugins/auth.js';
 import { visitorVisibleMessages } from '../../policies/messages.js';
+import { hashToken } from '../../services/secrets.js';
 import { widgetWrite } from '../../services/widgetWrites.js';
 import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
@@ -92,8 +93,9 @@ function answerQuiet(request: FastifyRequest, reply: FastifyReply, cursor: strin
 async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const query = request.query as Record<string, unknown>;
   const cursor = typeof query.cursor === 'string' && Object.keys(query).length === 1 ? query.cursor : undefined;
-  const tokenHash = cursor ? requestToken(request.raw)?.hash : undefined;
-  if (!cursor || !tokenHash) return authenticateVisitor(request);
+  const token = cursor ? bearerToken(request.headers.authorization) : undefined;
+  if (!cursor || !token) return authenticateVisitor(request);
+  const tokenHash = hashToken(token);
   const quiet = quietPolls(request.server.io);
   const known = quiet.lookup(tokenHash, cursor);
   if (known) return answerQuiet(request, reply, cursor, known.etag);
