@@ -239,6 +239,12 @@ export class LanePacer {
   }
 }
 
+/** A lane's calls in progress, and its waiters in order. */
+interface Lane {
+  busy: number;
+  queue: (() => void)[];
+}
+
 /**
  * At most `slots` calls of one lane in progress on this node at once, each slot busy at most
  * `share` of the time: a tenant's share of the node's work (issue 11: a flood of one account's
@@ -249,12 +255,6 @@ export class LanePacer {
  * A call waits for a slot of its lane at most `maxWaitMs`, then is refused with `refuse(seconds)`
  * and leaves the queue. The work is each node's own, so the slots are too (no Redis).
  */
-/** A lane's calls in progress, and its waiters in order. */
-interface Lane {
-  busy: number;
-  queue: (() => void)[];
-}
-
 export class LaneSlots {
   private readonly lanes = new Map<string, Lane>();
 

@@ -13,8 +13,8 @@ import { TOO_MANY_REQUESTS } from './rateLimit.js';
  * offline forms, load events: each is accepted by every budget, but one new chat costs a dozen
  * statements). At most WIDGET_WRITES_PER_ACCOUNT of one account's widget writes run at once on a
  * node, each slot busy at most WIDGET_WRITE_SHARE percent of the time (it rests after each write in
- * proportion to how long the write took); the rest wait their turn in the account's lane (db/fair.ts LaneSlots) instead of taking
- * the node's CPU and database at once, so another account's call meets a few of the flood's
+ * proportion to how long the write took); the rest wait their turn in the account's
+ * lane (db/fair.ts LaneSlots) instead of taking the node's CPU and database at once, so another account's call meets a few of the flood's
  * calls in progress, not all of them. A caller not yet chatting waits at most
  * WIDGET_WRITE_WAIT_MS, then gets 429 with Retry-After ("widget-writes"). A visitor already
  * chatting (its conversation exists) is not held by the lane at all: PRODUCT.md section 11 (a
@@ -22,7 +22,6 @@ import { TOO_MANY_REQUESTS } from './rateLimit.js';
  * the real-time path (issue 15), bounded per visitor by the widget budgets, not queued behind
  * the account's new chats.
  */
-
 export const DEFAULT_WIDGET_WRITES: WidgetWritesConfig = { perAccount: 2, maxWaitMs: 2000, sharePercent: 50 };
 
 export function createWidgetWrites(config: WidgetWritesConfig = DEFAULT_WIDGET_WRITES): LaneSlots {

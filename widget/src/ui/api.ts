@@ -34,11 +34,12 @@ export function createApi(base: string, key: string, token: () => string | undef
     return (whole ? json : json.data) as T;
   }
 
-  const newVisitorUrl = `/api/widget/visitors?unique_code=${encodeURIComponent(key)}`;
+  // The key in the query (also of the new-visitor call: the server refuses a key over its budget before reading the body).
+  const keyQuery = `unique_code=${encodeURIComponent(key)}`;
+  const newVisitorUrl = `/api/widget/visitors?${keyQuery}`;
   return {
-    settings: () => call<PublicSettings>('GET', `/api/widget-settings?unique_code=${encodeURIComponent(key)}`),
+    settings: () => call<PublicSettings>('GET', `/api/widget-settings?${keyQuery}`),
     /** A zone this server's Intl does not know (422) must not stop the visitor: created again without it. */
-    // The key in the query too: the server refuses a key over its budget before reading the body.
     createVisitor: (extra: { name?: string; email?: string; page_url: string; referrer: string; locale: string; time_zone?: string }) =>
       call<Identity>('POST', newVisitorUrl, { unique_code: key, ...extra }).catch((e: SendError) => {
         if (e.status !== 422 || !extra.time_zone) throw e;
