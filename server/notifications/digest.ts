@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, max } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, max } from 'drizzle-orm';
 import { conversations, sentEmails, visitors } from '../db/schema.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import type { MailMessage } from '../services/mail.js';
@@ -114,4 +114,12 @@ export async function notifyDigest(p: { accountId: string }, ctx: JobContext): P
     .set({ status: 'digested', sentAt: new Date() })
     .where(inArray(sentEmails.id, held.map((h) => h.id)));
   if (sent) ctx.log.info({ kind: 'digest', accountId: p.accountId, conversations: items.size, messageId: sent.messageId }, 'notification digest sent');
+  // Emails held while this digest was read and sent did not schedule a digest of their own: this
+  // job's outbox row still held the account's digest key (budget.ts), so theirs was dropped as a
+  // duplicate. This job comes again for them, after the digest interval.
+  const [left] = await db
+    .select({ n: count() })
+    .from(sentEmails)
+    .where(and(eq(sentEmails.accountId, p.accountId), eq(sentEmails.status, 'held')));
+  if ((left?.n ?? 0) > 0) throw new DeferJob(Date.now() + digestMs);
 }
