@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -226,4 +227,18 @@ export function benchContext(first = () => {}) {
   };
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
   return { ctx, cleanup };
+}
+
+/**
+ * In a server child: answers `{ eventLoopDelay: 'read' }` over IPC with this process's event-loop
+ * delay (p50/p99/max in ms) since the last read, and starts a new window (bench/polling/run.mjs).
+ */
+export function answerEventLoopDelay() {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  process.on('message', (m) => {
+    if (m?.eventLoopDelay === undefined) return;
+    process.send({ p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 });
+    delay.reset();
+  });
 }

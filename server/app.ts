@@ -30,7 +30,7 @@ import lifecycleRoutes from './routes/conversations/lifecycle.js';
 import conversationSettingsRoutes from './routes/settings/conversationSettings.js';
 import businessHoursRoutes from './routes/businessHours/businessHours.js';
 import visitorsRoutes from './routes/visitors/visitors.js';
-import widgetRoutes from './routes/widget/widget.js';
+import widgetRoutes, { earlyQuietPolls } from './routes/widget/widget.js';
 import offlineRoutes from './routes/widget/offline.js';
 import aiAnswerRoutes from './routes/widget/aiAnswers.js';
 import publicWidgetSettingsRoutes from './routes/widget/publicSettings.js';
@@ -217,16 +217,14 @@ export async function buildApp({ config, database, logger = true, logStream }: A
   await registerOpenApi(app); // GET /api/openapi.json (plugins/openapi.ts)
 
   const consoleOrigins = new Set([...config.consoleOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
+  // Both answers are built once (the delegator runs on every request: issue 15's polls).
+  const corsFor = (origin: boolean): FastifyCorsOptions => ({ origin, methods: 'GET, POST, PUT, PATCH, DELETE', allowedHeaders: 'Authorization, Content-Type', maxAge: 600 });
+  const [corsAllowed, corsRefused] = [corsFor(true), corsFor(false)];
   await app.register(cors, () => (req: FastifyRequest, cb: (e: Error | null, o: FastifyCorsOptions) => void) => {
     const url = req.url ?? '';
-    const isPublic = PUBLIC_CORS_PREFIXES.some((p) => url.startsWith(p));
+    if (PUBLIC_CORS_PREFIXES.some((p) => url.startsWith(p))) return cb(null, corsAllowed);
     const origin = req.headers.origin;
-    cb(null, {
-      origin: isPublic ? true : origin !== undefined && consoleOrigins.has(origin),
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type'],
-      maxAge: 600,
-    });
+    cb(null, origin !== undefined && consoleOrigins.has(origin) ? corsAllowed : corsRefused);
   });
 
   await app.register(multipart, {
@@ -296,6 +294,9 @@ export async function buildApp({ config, database, logger = true, logStream }: A
   app.addHook('onReady', async () => startRecordingExisting(app));
   await registerAi(app);
   await registerRealtime(app);
+  // Polls this node remembers quiet, answered before Fastify (issue 15), in the HTTP durations too.
+  const durations = app.metrics.registry.getSingleMetric('parley_http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'> | undefined;
+  app.refusalGate.answerEarly(earlyQuietPolls(app, (status, seconds) => durations?.observe({ method: 'GET', route: '/api/widget/messages', status: String(status) }, seconds)));
   registerDrain(app); // SIGTERM: readyz 503, sockets moved away in batches (server/index.ts)
   subscribeWebhooks(app);
   startSessionExpiry(app);

@@ -71,6 +71,9 @@ const envSchema = z.object({
   WIDGET_BURST_PER_VISITOR: optionalInt(1, 10_000_000),
   WIDGET_BURST_PER_KEY: optionalInt(1, 10_000_000),
   WIDGET_NEW_VISITORS_BURST_PER_IP: optionalInt(1, 10_000_000),
+  /** New chats (a visitor's first message or offline form) per minute of one account, and at most at once (refilled at the minute's rate). */
+  WIDGET_NEW_CHATS_PER_ACCOUNT: intInRange(120, 1, 10_000_000),
+  WIDGET_NEW_CHATS_BURST: intInRange(30, 1, 10_000_000),
   /** One account's conversation-list calls (pages, filters, changes_since polls) per second and at once, per node (issue 16). */
   CONSOLE_LIST_PER_SECOND: intInRange(20, 1, 1_000_000),
   CONSOLE_LIST_BURST: intInRange(40, 1, 1_000_000),
@@ -241,10 +244,15 @@ export interface WidgetLimitsConfig {
   /** WIDGET_SOCKETS_PER_IP: live widget sockets from one IP. */
   socketsPerIp: number;
   /**
+   * WIDGET_NEW_CHATS_PER_ACCOUNT: new chats per minute of one account (a visitor's first message or
+   * offline form when it has no conversation yet); never counts a visitor already chatting. Default 120.
+   */
+  newChatsPerAccount?: number | undefined;
+  /**
    * WIDGET_BURST_*: per-second burst buckets beside the budgets above (services/rateLimit.ts);
    * each unset one is derived from its budget (defaultBurst).
    */
-  burst?: { perIp?: number | undefined; perVisitor?: number | undefined; perKey?: number | undefined; newVisitorsPerIp?: number | undefined };
+  burst?: { perIp?: number | undefined; perVisitor?: number | undefined; perKey?: number | undefined; newVisitorsPerIp?: number | undefined; newChatsPerAccount?: number | undefined };
 }
 
 /**
@@ -397,11 +405,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       newVisitorsPerIp: e.WIDGET_NEW_VISITORS_PER_IP,
       socketsPerVisitor: e.WIDGET_SOCKETS_PER_VISITOR,
       socketsPerIp: e.WIDGET_SOCKETS_PER_IP,
+      newChatsPerAccount: e.WIDGET_NEW_CHATS_PER_ACCOUNT,
       burst: {
         perIp: e.WIDGET_BURST_PER_IP,
         perVisitor: e.WIDGET_BURST_PER_VISITOR,
         perKey: e.WIDGET_BURST_PER_KEY,
         newVisitorsPerIp: e.WIDGET_NEW_VISITORS_BURST_PER_IP,
+        newChatsPerAccount: e.WIDGET_NEW_CHATS_BURST,
       },
     },
     consoleListPace: { perSecond: e.CONSOLE_LIST_PER_SECOND, burst: e.CONSOLE_LIST_BURST },

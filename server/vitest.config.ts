@@ -9,6 +9,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two files at once (vitest's default on 2 cores is one): most of a file's time is its own
+    // start and waits (jobs, timers, PGlite), so the two projects' files overlap well.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

@@ -71,7 +71,7 @@ try {
   const seedStart = Date.now();
   await sql.query(`
     alter table messages disable trigger messages_conversation_times;
-    alter table conversations disable trigger conversations_counts;
+    alter table conversations disable trigger conversations_counts_rows;
     drop index if exists messages_search_idx; drop index if exists visitors_search_idx;`);
   await sql.query(`
     insert into users (account_id, name, email, password_hash, type, role_id)
@@ -105,7 +105,7 @@ try {
   log('messages done');
   await sql.query(`
     alter table messages enable trigger messages_conversation_times;
-    alter table conversations enable trigger conversations_counts;
+    alter table conversations enable trigger conversations_counts_rows;
     delete from conversation_counts;
     insert into conversation_counts (account_id, assignee_key, status, n)
       select account_id, coalesce(assignee_id, 0), status, count(*) from conversations group by 1, 2, 3;

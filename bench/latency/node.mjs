@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { createClient } from 'redis';
 import { Server } from 'socket.io';
-import { ROOT } from '../lib.mjs';
+import { answerEventLoopDelay, ROOT } from '../lib.mjs';
 
 const mode = process.argv[2];
 const redisUrl = process.env.BENCH_REDIS_URL;
@@ -107,6 +107,7 @@ try {
     node.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3000).unref();
   });
+  answerEventLoopDelay(); // bench/polling/run.mjs reads this process's event-loop delay
   process.send({ port: node.port });
 } catch (err) {
   process.send({ error: String(err?.stack ?? err) });

@@ -3,7 +3,7 @@
 // Sends { port } over IPC once listening; exits on SIGTERM.
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ROOT } from '../lib.mjs';
+import { answerEventLoopDelay, ROOT } from '../lib.mjs';
 
 // Fastify as the server workspace resolves it.
 const require = createRequire(path.join(ROOT, 'server/package.json'));
@@ -14,6 +14,7 @@ try {
   app.get('/api/widget/messages', async () => ({ message: 'success', data: [], next_cursor: 'x', has_more: false }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.on('SIGTERM', () => app.close().finally(() => process.exit(0)));
+  answerEventLoopDelay(); // bench/polling/run.mjs reads this process's event-loop delay
   process.send({ port: app.server.address().port });
 } catch (err) {
   process.send({ error: String(err?.stack ?? err) });

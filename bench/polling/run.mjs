@@ -9,7 +9,8 @@
 // needs PostgreSQL on 127.0.0.1:5432 and redis-server on the PATH: Parley's node runs on PostgreSQL
 // with a private Redis, as each of many nodes does). Options (env): BENCH_POLL_VISITORS=10000,
 // BENCH_POLL_SECONDS=20, BENCH_POLL_INTERVAL_MS=10000, BENCH_POLL_MODES=bare,full,parley,
-// BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_NODE_ARGS,
+// BENCH_POLL_CONNECTIONS=256 (keep-alive connections of the load generator), BENCH_POLL_CLIENTS=2
+// (its worker threads, bench/polling/client.mjs), BENCH_NODE_ARGS,
 // BENCH_SERVER_ROOT (another checkout's built server, for a before/after pair).
 // Target: 10,000 polling visitors on one node with p99 <= 100 ms.
 import { createHash, randomBytes } from 'node:crypto';
@@ -17,17 +18,20 @@ import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { BENCH_DIR, PG_ADMIN_URL, createDatabase, ms, percentile, sleep, startChild, startRedis, benchContext } from '../lib.mjs';
 import { cpuMeter, postgresBackends } from '../latency/cpu.mjs';
+import { request as requestOn } from './client.mjs';
 
 const VISITORS = Number(process.env.BENCH_POLL_VISITORS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 20);
 const INTERVAL_MS = Number(process.env.BENCH_POLL_INTERVAL_MS ?? 10_000);
 const MODES = (process.env.BENCH_POLL_MODES ?? 'bare,full,parley').split(',');
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 256);
+/** Worker threads of the load generator (the visitors and connections split between them). */
+const CLIENTS = Math.max(1, Number(process.env.BENCH_POLL_CLIENTS ?? 2));
 /** BENCH_POLL_TIMELINE=1: p50/p99 of the polls sent in each second (where the tail comes from). */
 const TIMELINE = Boolean(process.env.BENCH_POLL_TIMELINE);
 /** The node's first seconds under full load (cold JIT, pool connections opening) printed apart as well: "steady" is the polls sent after them. */
@@ -38,28 +42,9 @@ const TARGET_P99_MS = 100;
 
 const { ctx, cleanup } = benchContext();
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-
-/** One HTTP call on the keep-alive pool: status, headers, body text. */
-function request(port, method, url, headers = {}, body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: url, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        // As a browser does: the answer decoded by its Content-Encoding (pages above 1 KB are compressed).
-        const raw = Buffer.concat(chunks);
-        const encoding = res.headers['content-encoding'];
-        const body = encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw;
-        resolve({ status: res.statusCode, headers: res.headers, body: body.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) req.end(body);
-    else req.end();
-  });
-}
+/** The set-up's own calls (registering the account). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const request = (...args) => requestOn(agent, ...args);
 
 /** An account and N visitors straight in the database (tokens hashed as server/services/secrets.ts does); a first cursor for all. */
 async function setUp(port) {
@@ -91,118 +76,95 @@ async function setUp(port) {
 }
 
 /**
- * Every visitor polls once per INTERVAL_MS (each at its own phase) for SECONDS; WRITERS visitors
- * also send a message a second between them. Returns the poll figures and the CPU used.
+ * Every visitor polls once per INTERVAL_MS (each at its own phase) for SECONDS, from CLIENTS worker
+ * threads (bench/polling/client.mjs, a slice of the visitors each); WRITERS visitors also send a
+ * message a second between them. Returns the poll figures, the CPU used, and the event-loop delay
+ * of the node and of the load generator's threads.
  */
-async function load(mode, port, visitors, meter) {
-  const latencies = [];
-  const steady = [];
-  const statuses = new Map();
-  let errors = 0;
-  const errorKinds = new Map();
-  let writes = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const poll = async (v) => {
-    const url = `/api/widget/messages?cursor=${v.cursor}${mode === 'full' ? '&limit=100' : ''}`;
-    const headers = { authorization: `Bearer ${v.token}`, 'accept-encoding': 'gzip, br' };
-    // A browser's cache: the ETag of this very URL's last answer.
-    if (v.etagUrl === url) headers['if-none-match'] = v.etag;
-    const t0 = performance.now();
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    try {
-      const res = await request(port, 'GET', url, headers);
-      latencies.push(performance.now() - t0);
-      if (t0 - started >= COLD_SECONDS * 1000) steady.push(performance.now() - t0);
-      if (TIMELINE) (timeline[Math.floor((t0 - started) / 1000)] ??= []).push(performance.now() - t0);
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status === 200) {
-        const page = JSON.parse(res.body);
-        if (res.headers.etag) {
-          v.etag = res.headers.etag;
-          v.etagUrl = url;
-        }
-        if (mode !== 'bare' && page.next_cursor) v.cursor = page.next_cursor;
-      }
-    } catch (err) {
-      errors++;
-      const kind = String(err?.code ?? err?.message ?? err).slice(0, 60);
-      errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
-    } finally {
-      inFlight--;
-    }
-  };
-  const write = async (v, n) => {
-    if (mode === 'bare') return;
-    const res = await request(
-      port,
-      'POST',
-      '/api/widget/messages',
-      { authorization: `Bearer ${v.token}`, 'content-type': 'application/json' },
-      JSON.stringify({ message: `still there? ${n}`, client_id: `poll-${randomBytes(6).toString('hex')}` }),
-    ).catch(() => ({ status: 0 }));
-    if (res.status === 201) writes++;
-  };
-
+async function load(mode, node, visitors, meter) {
+  const port = node.ready.port;
   const phases = visitors.map(() => Math.random() * INTERVAL_MS);
-  const timeline = [];
-  const started = performance.now();
+  const startAt = Date.now() + 1000;
+  const size = Math.ceil(visitors.length / CLIENTS);
+  const workers = Array.from({ length: CLIENTS }, (_, i) => {
+    const slice = [i * size, Math.min(visitors.length, (i + 1) * size)];
+    const pollClient = {
+      mode,
+      port,
+      visitors: visitors.slice(...slice),
+      phases: phases.slice(...slice),
+      intervalMs: INTERVAL_MS,
+      seconds: SECONDS,
+      startAt,
+      connections: Math.ceil(CONNECTIONS / CLIENTS),
+      // The writers are the first visitors, all in the first slice.
+      writers: i === 0 ? WRITERS : 0,
+    };
+    const worker = new Worker(new URL('./client.mjs', import.meta.url), { workerData: { pollClient } });
+    return new Promise((resolve, reject) => {
+      worker.once('message', (m) => (m?.error ? reject(new Error(m.error)) : resolve(m)));
+      worker.once('error', reject);
+    }).finally(() => worker.terminate());
+  });
+  await sleep(Math.max(0, startAt - Date.now()));
   const window = await meter.start();
-  const pending = new Set();
-  let polled = 0;
-  const track = (p) => {
-    pending.add(p);
-    p.finally(() => pending.delete(p));
-  };
-  // Visitors in the order of their phase: a tick every 5 ms sends the polls that came due.
-  const order = visitors.map((_, i) => i).sort((a, b) => phases[a] - phases[b]);
-  let next = 0;
-  let round = 0;
-  let writeAt = 0;
-  let written = 0;
-  while (performance.now() - started < SECONDS * 1000) {
-    const now = performance.now() - started;
-    while (phases[order[next]] + round * INTERVAL_MS <= now) {
-      polled++;
-      track(poll(visitors[order[next]]));
-      if (++next === order.length) {
-        next = 0;
-        round++;
-      }
-    }
-    while (writeAt <= now) {
-      track(write(visitors[written % WRITERS], written));
-      written++;
-      writeAt += 1000 / WRITERS;
-    }
-    await sleep(5);
-  }
-  await Promise.allSettled([...pending]);
+  await node.request({ eventLoopDelay: 'reset' });
+  const started = performance.now();
+  const parts = await Promise.all(workers);
+  const serverDelay = await node.request({ eventLoopDelay: 'read' });
   const used = await window.stop();
+  const elapsed = (performance.now() - started) / 1000;
+
+  const took = [];
+  const steady = [];
+  const late = [];
+  const timeline = [];
+  const statuses = {};
+  const errorKinds = {};
+  let errors = 0;
+  let writes = 0;
+  let skipped = 0;
+  let maxInFlight = 0;
+  for (const part of parts) {
+    for (let i = 0; i < part.took.length; i++) {
+      took.push(part.took[i]);
+      late.push(part.late[i]);
+      if (part.due[i] >= COLD_SECONDS * 1000) steady.push(part.took[i]);
+      if (TIMELINE) (timeline[Math.floor(part.due[i] / 1000)] ??= []).push(part.took[i]);
+    }
+    for (const [k, v] of Object.entries(part.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(part.errorKinds)) errorKinds[k] = (errorKinds[k] ?? 0) + v;
+    errors += part.errors;
+    writes += part.writes;
+    skipped += part.skipped;
+    maxInFlight += part.maxInFlight;
+  }
   if (TIMELINE) {
     for (const [second, values] of timeline.entries()) {
       const sortedSecond = Float64Array.from(values ?? []).sort();
       console.log(`  ${mode} second ${second}: ${sortedSecond.length} polls, p50 ${ms(percentile(sortedSecond, 50))}, p99 ${ms(percentile(sortedSecond, 99))}, max ${ms(sortedSecond[sortedSecond.length - 1] ?? 0)}`);
     }
   }
-  const elapsed = (performance.now() - started) / 1000;
-  const sorted = Float64Array.from(latencies).sort();
+  const sorted = Float64Array.from(took).sort();
   const sortedSteady = Float64Array.from(steady).sort();
-  const n = Math.max(1, latencies.length);
+  const sortedLate = Float64Array.from(late).sort();
+  const n = Math.max(1, took.length);
   return {
     mode,
-    polled,
-    answered: latencies.length,
-    rate: latencies.length / elapsed,
+    answered: took.length,
+    rate: took.length / elapsed,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1],
     steady: { n: steady.length, p50: percentile(sortedSteady, 50), p99: percentile(sortedSteady, 99), max: sortedSteady[sortedSteady.length - 1] ?? 0 },
-    statuses: Object.fromEntries(statuses),
+    late: { p99: percentile(sortedLate, 99), max: sortedLate[sortedLate.length - 1] ?? 0 },
+    serverDelay,
+    clientDelay: parts.map((p) => p.loopDelay),
+    statuses,
     errors,
-    errorKinds: Object.fromEntries(errorKinds),
+    errorKinds,
     writes,
+    skipped,
     maxInFlight,
     cpu: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / n])),
   };
@@ -225,7 +187,7 @@ async function runMode(mode) {
       groups.postgres = postgresBackends(PG_ADMIN_URL, ctx.db.name);
       groups.redis = async () => [ctx.redis.pid];
     }
-    return await load(mode, port, visitors, cpuMeter(groups));
+    return await load(mode, node, visitors, cpuMeter(groups));
   } finally {
     await node.stop();
   }
@@ -236,7 +198,7 @@ try {
   ctx.redis = await startRedis();
   ctx.dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   console.log(`REST polling on one node: ${VISITORS} visitors, one poll each per ${INTERVAL_MS / 1000} s (${((VISITORS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${SECONDS} s per mode,`);
-  console.log(`${CONNECTIONS} keep-alive connections, If-None-Match as a browser sends it; ${WRITERS} of the visitors write one message a second between them.\n`);
+  console.log(`${CONNECTIONS} keep-alive connections from ${CLIENTS} client threads, If-None-Match as a browser sends it; ${WRITERS} of the visitors write one message a second between them.\n`);
   const results = [];
   for (const mode of MODES) results.push(await runMode(mode));
   const head = `${'mode'.padEnd(8)}${'polls/s'.padStart(9)}${'p50'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}${'CPU/poll'.padStart(11)}  answers`;
@@ -246,10 +208,12 @@ try {
     const cpu = Object.values(r.cpu).reduce((a, b) => a + b, 0);
     const answers = Object.entries(r.statuses).map(([k, v]) => `${v}x${k}`).join(' ');
     console.log(
-      `${r.mode.padEnd(8)}${r.rate.toFixed(0).padStart(9)}${ms(r.p50).padStart(11)}${ms(r.p99).padStart(11)}${ms(r.max).padStart(11)}${`${cpu.toFixed(3)} ms`.padStart(11)}  ${answers}${r.errors ? ` ${r.errors} errors (${Object.entries(r.errorKinds).map(([k, v]) => `${v}x ${k}`).join(', ')})` : ''}`,
+      `${r.mode.padEnd(8)}${r.rate.toFixed(0).padStart(9)} ${ms(r.p50).padStart(10)} ${ms(r.p99).padStart(10)} ${ms(r.max).padStart(10)} ${`${cpu.toFixed(3)} ms`.padStart(10)}  ${answers}${r.errors ? ` ${r.errors} errors (${Object.entries(r.errorKinds).map(([k, v]) => `${v}x ${k}`).join(', ')})` : ''}`,
     );
-    console.log(`${''.padEnd(8)}CPU: ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ${r.writes} messages written; at most ${r.maxInFlight} polls in flight`);
-    console.log(`${''.padEnd(8)}steady (the ${r.steady.n} polls sent after the first ${COLD_SECONDS} s): p50 ${ms(r.steady.p50)}, p99 ${ms(r.steady.p99)}, max ${ms(r.steady.max)}`);
+    console.log(`${''.padEnd(8)}CPU: ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ${r.writes} messages written; at most ${r.maxInFlight} polls in flight; ${r.skipped} polls skipped (the visitor's last still in flight)`);
+    console.log(`${''.padEnd(8)}steady (the ${r.steady.n} polls due after the first ${COLD_SECONDS} s): p50 ${ms(r.steady.p50)}, p99 ${ms(r.steady.p99)}, max ${ms(r.steady.max)}`);
+    const delay = (d) => `p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, max ${ms(d.max)}`;
+    console.log(`${''.padEnd(8)}event-loop delay: server ${delay(r.serverDelay)}; load generator ${r.clientDelay.map(delay).join(' | ')}; polls sent late by p99 ${ms(r.late.p99)}, max ${ms(r.late.max)}`);
   }
   console.log('\nCPU/poll: CPU time of the node (+ this database\'s PostgreSQL backends and the private Redis) over the run, per answered poll; the load generator is not counted.');
   console.log(`Load average when done: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);

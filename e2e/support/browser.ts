@@ -12,6 +12,8 @@ export interface Session {
 }
 
 let browser: Browser | undefined;
+/** Per page, what a failed wait reports besides the page's text. */
+const diagnostics = new WeakMap<Page, { session: Session; console: string[] }>();
 
 export async function getBrowser(): Promise<Browser> {
   browser ??= await launchBrowser();
@@ -36,6 +38,12 @@ export async function newSession(opts: { viewport?: { width: number; height: num
     void d.accept().catch(() => undefined);
   });
   page.on('pageerror', (e) => session.pageErrors.push(String(e)));
+  const lines: string[] = [];
+  page.on('console', (m) => {
+    lines.push(`${m.type()}: ${m.text()}`.slice(0, 300));
+    if (lines.length > 30) lines.shift();
+  });
+  diagnostics.set(page, { session, console: lines });
   if (opts.token) await useToken(page, opts.token);
   return session;
 }
@@ -51,8 +59,37 @@ export async function tokenOf(page: Page): Promise<string | null> {
 }
 
 export async function visible(locator: Locator, timeout = 10_000): Promise<Locator> {
-  await locator.first().waitFor({ state: 'visible', timeout });
+  try {
+    await locator.first().waitFor({ state: 'visible', timeout });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n---- what the page showed ----\n${await shownText(locator.page())}`);
+  }
   return locator.first();
+}
+
+/** The page's visible text, shadow roots (the widget's panel) included, for a failed wait's message. */
+async function shownText(page: Page): Promise<string> {
+  return page
+    .evaluate(() => {
+      const texts: string[] = [document.body?.innerText ?? ''];
+      const walk = (root: Document | ShadowRoot) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (!el.shadowRoot) continue;
+          const inner = el.shadowRoot.querySelector('[role=dialog]') ?? el.shadowRoot.firstElementChild;
+          const fields = [...el.shadowRoot.querySelectorAll('textarea, input')].map((f) => `[${f.getAttribute('aria-label') ?? f.tagName}=${JSON.stringify((f as HTMLInputElement).value)}]`);
+          texts.push(`(shadow ${el.tagName.toLowerCase()}) ${(inner as HTMLElement | null)?.innerText ?? ''} ${fields.join(' ')}`);
+          walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return texts.join('\n').slice(0, 4000);
+    })
+    .catch((e: unknown) => `(could not read the page: ${String(e)})`)
+    .then((text) => {
+      const d = diagnostics.get(page);
+      if (!d) return text;
+      return `${text}\n---- page errors ----\n${d.session.pageErrors.join('\n') || '(none)'}\n---- console (last 30) ----\n${d.console.join('\n') || '(none)'}`;
+    });
 }
 
 export async function hidden(locator: Locator, timeout = 10_000): Promise<void> {

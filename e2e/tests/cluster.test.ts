@@ -88,7 +88,10 @@ async function startNode(env: Record<string, string>): Promise<{ base: string; c
   const child = spawn(process.execPath, ['server/dist/index.js'], { cwd: REPO, env: nodeEnv, stdio: ['ignore', log, log] });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
-  await until(async () => child.exitCode === null && (await fetch(`${base}/readyz`)).ok, `node on ${base} to be ready`);
+  // A first start migrates the new database: give a loaded machine time, and say what the node said.
+  await until(async () => child.exitCode === null && (await fetch(`${base}/readyz`)).ok, `node on ${base} to be ready`, 90_000).catch((err: Error) => {
+    throw new Error(`${err.message} (exit ${child.exitCode ?? child.signalCode ?? 'none'}); its log:\n${fs.readFileSync(path.join(tmp!, `node-${port}.log`), 'utf8').slice(-3000)}`);
+  });
   return { base, child };
 }
 
@@ -213,5 +216,5 @@ describe('two nodes, one killed (journey 11)', () => {
     expect(navigations).toEqual([]);
     expect(consoleSession.pageErrors).toEqual([]);
     expect(shop.pageErrors).toEqual([]);
-  });
+  }, 240_000);
 });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PREFIX, API_KEY_SCOPE_FORBIDDEN } from '@parley/shared';
@@ -14,6 +15,23 @@ export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S{1,512})$/i.exec(header.trim());
   return match?.[1];
+}
+
+const tokensOf = new WeakMap<IncomingMessage, { token: string; hash: string } | null>();
+
+/**
+ * The request's bearer token and its hash, read and hashed once per request: the refusal gate,
+ * the database lane, the widget limits and the visitor's lookup all ask for it (issue 15: a poll
+ * answered from memory hashed it up to four times).
+ */
+export function requestToken(req: IncomingMessage): { token: string; hash: string } | undefined {
+  let seen = tokensOf.get(req);
+  if (seen === undefined) {
+    const token = bearerToken(req.headers.authorization);
+    seen = token ? { token, hash: hashToken(token) } : null;
+    tokensOf.set(req, seen);
+  }
+  return seen ?? undefined;
 }
 
 /** The acting user's columns, as sessions and API keys read them (joined with their role). */

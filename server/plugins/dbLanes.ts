@@ -1,8 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { laneOfAccount, runInLane, setLaneAccount } from '../db/fair.js';
-import { hashToken } from '../services/secrets.js';
-import { bearerToken } from './auth.js';
+import { requestToken } from './auth.js';
 
 /**
  * Each request's database calls wait in its tenant's lane (db/fair.ts), so one tenant's flood
@@ -41,8 +40,8 @@ const keyIn = (v: unknown): string | undefined => {
 };
 
 function firstLane(request: FastifyRequest): string {
-  const token = bearerToken(request.headers.authorization);
-  const known = token ? accountOf.get(tokenHint(hashToken(token))) : undefined;
+  const token = requestToken(request.raw);
+  const known = token ? accountOf.get(tokenHint(token.hash)) : undefined;
   return known ? laneOfAccount(known) : `ip:${request.ip}`;
 }
 

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { clientIp } from '../realtime/auth.js';
 import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
-import { hashToken } from '../services/secrets.js';
-import { bearerToken } from './auth.js';
+import { requestToken } from './auth.js';
 import { closeAfterAnswer } from './bodyParsers.js';
 
 /**
@@ -27,6 +26,16 @@ export interface RefusalGate {
   readonly answered: number;
   /** Called for each call answered here (metrics). */
   onRefused(listener: (limit: string, method: string, route: string) => void): void;
+  /**
+   * Another answer given before Fastify when this node already knows it (a poll remembered quiet,
+   * routes/widget/widget.ts): tried, in order, for each call the gate did not refuse; true when
+   * it answered.
+   */
+  answerEarly(answer: (req: IncomingMessage, res: ServerResponse) => boolean): void;
+  /** Tries the early answers on a call (true: one answered it). */
+  early(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Calls given an early answer so far. */
+  readonly answeredEarly: number;
 }
 
 interface GatedRoute {
@@ -66,6 +75,7 @@ function patternOf(url: string): RegExp {
 export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limits: () => WidgetLimits | undefined }): RefusalGate {
   const routes: GatedRoute[] = [];
   const listeners: ((limit: string, method: string, route: string) => void)[] = [];
+  const earlyAnswers: ((req: IncomingMessage, res: ServerResponse) => boolean)[] = [];
 
   function routeOf(req: IncomingMessage): GatedRoute | undefined {
     const url = req.url ?? '';
@@ -78,9 +88,13 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
   }
 
   let answered = 0;
+  let answeredEarly = 0;
   return {
     get answered() {
       return answered;
+    },
+    get answeredEarly() {
+      return answeredEarly;
     },
     addRoute(method, url, { newVisitor = false, widgetKey = false } = {}) {
       if (method === 'HEAD' || method === 'OPTIONS') return;
@@ -89,18 +103,30 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
     onRefused(listener) {
       listeners.push(listener);
     },
+    answerEarly(answer) {
+      earlyAnswers.push(answer);
+    },
+    early(req, res) {
+      for (const answer of earlyAnswers) {
+        if (answer(req, res)) {
+          answeredEarly++;
+          return true;
+        }
+      }
+      return false;
+    },
     handle(req, res) {
       const limits = opts.limits();
       if (!limits || routes.length === 0) return false;
       const route = routeOf(req);
       if (!route) return false;
-      const token = bearerToken(req.headers.authorization);
+      const token = requestToken(req);
       let refusal: KnownRefusal | undefined;
       try {
         const ip = clientIp(req, opts.trustProxy);
         refusal = limits.knownRefusal({
           ip,
-          visitorKey: token ? hashToken(token) : undefined,
+          visitorKey: token?.hash,
           widgetKey: !token && route.widgetKey ? queryKey(req.url ?? '') : undefined,
           newVisitor: route.newVisitor,
         });
@@ -141,7 +167,7 @@ export function installRefusalGate(app: FastifyInstance, gate: RefusalGate): voi
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (gate.handle(req, res)) return;
+    if (gate.handle(req, res) || gate.early(req, res)) return;
     for (const h of handlers) h.call(server, req, res);
   });
 }

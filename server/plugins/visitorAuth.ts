@@ -5,7 +5,7 @@ import { visitorTokens, visitors } from '../db/schema.js';
 import { HttpError, unauthenticated } from '../errors.js';
 import type { VisitorRow } from '../presenters/visitor.js';
 import { hashToken } from '../services/secrets.js';
-import { bearerToken } from './auth.js';
+import { requestToken } from './auth.js';
 import { requestAccount } from './dbLanes.js';
 
 declare module 'fastify' {
@@ -17,7 +17,10 @@ declare module 'fastify' {
 
 /** The visitor behind a visitor token (HTTP bearer or socket handshake), if any. */
 export async function visitorForToken(db: Db, token: string): Promise<VisitorRow | undefined> {
-  const tokenHash = hashToken(token);
+  return visitorForTokenHash(db, hashToken(token));
+}
+
+async function visitorForTokenHash(db: Db, tokenHash: string): Promise<VisitorRow | undefined> {
   const [visitor] = await db.select().from(visitors).where(eq(visitors.tokenHash, tokenHash)).limit(1);
   if (visitor) return visitor;
   // A token issued by a reply email's link (services/visitorLinks.ts) on another browser.
@@ -32,11 +35,11 @@ export async function visitorForToken(db: Db, token: string): Promise<VisitorRow
 
 /** onRequest hook for the widget's visitor calls: a visitor token reaches only that visitor's rows. */
 export async function authenticateVisitor(request: FastifyRequest): Promise<void> {
-  const token = bearerToken(request.headers.authorization);
+  const token = requestToken(request.raw);
   if (!token) throw new HttpError(401, 'No authentication token found');
-  const visitor = await visitorForToken(request.server.db, token);
+  const visitor = await visitorForTokenHash(request.server.db, token.hash);
   if (!visitor) throw unauthenticated();
-  requestAccount(visitor.accountId, { tokenHash: hashToken(token) });
+  requestAccount(visitor.accountId, { tokenHash: token.hash });
   request.visitor = visitor;
 }
 
@@ -53,8 +56,8 @@ const keyIn = (v: unknown): string | undefined => {
 async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
   const limits = request.server.widgetLimits;
   await limits.ip(request.ip);
-  const token = bearerToken(request.headers.authorization);
-  if (token) await limits.caller({ ip: request.ip, visitorKey: hashToken(token) });
+  const token = requestToken(request.raw);
+  if (token) await limits.caller({ ip: request.ip, visitorKey: token.hash });
 }
 
 /**
@@ -63,7 +66,7 @@ async function limitWidgetRequest(request: FastifyRequest): Promise<void> {
  * different keys is refused.
  */
 async function limitWidgetKey(request: FastifyRequest): Promise<void> {
-  if (bearerToken(request.headers.authorization)) return;
+  if (requestToken(request.raw)) return;
   const inBody = keyIn(request.body);
   const inQuery = keyIn(request.query);
   if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) throw new HttpError(400, KEY_MISMATCH);

@@ -101,7 +101,7 @@ function widgetListeners(app: FastifyInstance): WidgetListeners {
       if (!input.message) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = await visitorOf(app, data);
       // In the account's turn on this node (services/widgetWrites.ts); a socket whose chat is under way is not held.
-      const result = await widgetWrite(app, { accountId: data.accountId, visitorId: data.visitorId, ...(data.chatting ? { chatting: true } : {}) }, async () => {
+      const result = await widgetWrite(app, { accountId: data.accountId, visitorId: data.visitorId, startsChat: true, ...(data.chatting ? { chatting: true } : {}) }, async () => {
         // Once this socket's chat is under way, the plan's new-chat limit no longer applies to it.
         if (!data.chatting) await assertVisitorCanChat(app, visitor, new Date());
         return sendMessage(app, {

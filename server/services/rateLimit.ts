@@ -241,6 +241,12 @@ export interface WidgetLimits {
   /** Counts one new visitor against its IP's hourly budget. */
   newVisitor(ip: string): Promise<void>;
   /**
+   * Counts one new chat of the account (a visitor's first message or offline form, when it has no
+   * conversation yet): a pace a real business never reaches and a flood of anonymous chats does.
+   * Never asked for a visitor already chatting.
+   */
+  newChat(accountId: string): Promise<void>;
+  /**
    * Without any I/O: the refusal a call would get at once because this node already knows one of
    * its budgets is spent (its IP's; with `visitorKey`, its visitor's; else with `widgetKey`, the
    * key's; with `newVisitor`, its IP's new visitors), in the order the hooks spend them; undefined when it may go on (it is then
@@ -249,6 +255,12 @@ export interface WidgetLimits {
    * answers these before routing.
    */
   knownRefusal(who: { ip: string; visitorKey?: string | undefined; widgetKey?: string | undefined; newVisitor?: boolean }): KnownRefusal | undefined;
+  /**
+   * Without any I/O: counts one call of a visitor against its IP and itself from this node's
+   * leases when both have a point at hand (true), else spends nothing (false: the call goes the
+   * usual way, `ip` then `caller`). A poll answered before Fastify (routes/widget/widget.ts).
+   */
+  visitorCallLocally(ip: string, visitorKey: string): boolean;
   sockets: SocketCap;
 }
 
@@ -271,6 +283,8 @@ interface Budget {
   points: number;
   seconds: number;
   burst?: number | undefined;
+  /** The bucket's refill period (`burst` tokens per this many ms); BURST_REFILL_MS (a second) by default. */
+  burstRefillMs?: number | undefined;
 }
 
 /** One key's share of a take: its counter, its budget, and at most how many points to lease. */
@@ -468,7 +482,7 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
       if (!budget.burst) return [window];
       const bucket = {
         limit: `${budget.name}-burst`,
-        want: { counter: `${prefix}:${budget.name}:burst:${key}`, kind: 'bucket', points: budget.burst, windowMs: BURST_REFILL_MS, lease: LEASE_MAX } as Want,
+        want: { counter: `${prefix}:${budget.name}:burst:${key}`, kind: 'bucket', points: budget.burst, windowMs: budget.burstRefillMs ?? BURST_REFILL_MS, lease: LEASE_MAX } as Want,
       };
       return [window, bucket];
     });
@@ -551,6 +565,10 @@ function leasedBudgets(store: BudgetStore, prefix: string, message: string) {
  */
 export const defaultBurst = (points: number, floor: number): number => Math.max(floor, Math.ceil(points / 12));
 
+/** New chats of one account per minute, and at once (config WIDGET_NEW_CHATS_PER_ACCOUNT, WIDGET_NEW_CHATS_BURST). */
+export const DEFAULT_NEW_CHATS_PER_MINUTE = 120;
+export const DEFAULT_NEW_CHATS_BURST = 30;
+
 export function createWidgetLimits(
   config: WidgetLimitsConfig,
   prefix: string,
@@ -568,6 +586,16 @@ export function createWidgetLimits(
     seconds: 3600,
     burst: burst.newVisitorsPerIp ?? defaultBurst(config.newVisitorsPerIp, 5),
   };
+  // New chats: `burst` at once, the bucket refilled at the minute's own rate (120 a minute: 2 a second).
+  const newChatsPerMinute = config.newChatsPerAccount ?? DEFAULT_NEW_CHATS_PER_MINUTE;
+  const newChatsBurst = Math.min(newChatsPerMinute, burst.newChatsPerAccount ?? DEFAULT_NEW_CHATS_BURST);
+  const newChats: Budget = {
+    name: 'widget-new-chats',
+    points: newChatsPerMinute,
+    seconds: 60,
+    burst: newChatsBurst,
+    burstRefillMs: Math.max(1, Math.round((newChatsBurst * 60_000) / newChatsPerMinute)),
+  };
   return {
     ip: (ip) => spend([{ budget: perIp, key: ipKey(ip) }]),
     async caller({ visitorKey, widgetKey }) {
@@ -580,6 +608,7 @@ export function createWidgetLimits(
         { budget: perVisitor, key: visitorKey },
       ]),
     newVisitor: (ip) => spend([{ budget: newVisitors, key: ipKey(ip) }]),
+    newChat: (accountId) => spend([{ budget: newChats, key: accountId }]),
     knownRefusal({ ip, visitorKey, widgetKey, newVisitor }) {
       const key = ipKey(ip);
       const ipRefused = knownSpent([{ budget: perIp, key }]);
@@ -594,6 +623,11 @@ export function createWidgetLimits(
       if (spendLocally([{ budget: perIp, key }])) return later;
       return later === byKey ? later : undefined;
     },
+    visitorCallLocally: (ip, visitorKey) =>
+      spendLocally([
+        { budget: perIp, key: ipKey(ip) },
+        { budget: perVisitor, key: visitorKey },
+      ]),
     sockets: redis
       ? redisSocketCap(redis, prefix, config.socketsPerVisitor, config.socketsPerIp, onError)
       : memorySocketCap(config.socketsPerVisitor, config.socketsPerIp),

@@ -42,15 +42,27 @@ async function hasConversation(db: Db, visitorId: string): Promise<boolean> {
 /**
  * Runs one widget write of `accountId` in its turn on this node; a visitor already chatting
  * (`chatting`, or read from the database for `visitorId` when the lane is busy) runs at once.
+ * `startsChat` (a visitor's message or offline form): unless the visitor is chatting, the write
+ * starts a chat and first spends a point of the account's new-chat budget (widgetLimits.newChat:
+ * 429 with Retry-After once spent), so whether the visitor is chatting is always read for it.
  */
-export async function widgetWrite<T>(app: FastifyInstance, who: { accountId: string; visitorId?: string; chatting?: boolean }, fn: () => Promise<T>): Promise<T> {
+export async function widgetWrite<T>(
+  app: FastifyInstance,
+  who: { accountId: string; visitorId?: string; chatting?: boolean; startsChat?: boolean },
+  fn: () => Promise<T>,
+): Promise<T> {
   if (who.chatting) return fn();
   const slots = app.widgetWrites;
   const lane = laneOfAccount(who.accountId);
-  // Nothing waits in the lane: no need to ask whether the visitor is chatting.
-  const { busy, waiting } = slots.load(lane);
-  const free = busy < slots.slots && waiting === 0;
-  if (!free && who.visitorId !== undefined && (await hasConversation(app.db, who.visitorId))) return fn();
+  if (who.startsChat && who.visitorId !== undefined) {
+    if (await hasConversation(app.db, who.visitorId)) return fn();
+    await app.widgetLimits.newChat(who.accountId);
+  } else {
+    // Nothing waits in the lane: no need to ask whether the visitor is chatting.
+    const { busy, waiting } = slots.load(lane);
+    const free = busy < slots.slots && waiting === 0;
+    if (!free && who.visitorId !== undefined && (await hasConversation(app.db, who.visitorId))) return fn();
+  }
   const release = await slots.enter(lane);
   try {
     return await fn();

@@ -47,6 +47,8 @@ export const RELAXED_WIDGET_LIMITS: Record<string, string> = {
   WIDGET_LIMIT_PER_VISITOR: '1000000',
   WIDGET_LIMIT_PER_KEY: '1000000',
   WIDGET_NEW_VISITORS_PER_IP: '1000000',
+  WIDGET_NEW_CHATS_PER_ACCOUNT: '1000000',
+  WIDGET_NEW_CHATS_BURST: '1000000',
   WIDGET_SOCKETS_PER_VISITOR: '1000',
   WIDGET_SOCKETS_PER_IP: '100000',
   // Each node's share of one account's widget writes (services/widgetWrites.ts): tests that start many chats of one account at once are not about it.

@@ -15,7 +15,7 @@ export function callFrom(
   from: string,
   method: string,
   path: string,
-  opts: { token?: string | undefined; body?: unknown; origin?: string | undefined } = {},
+  opts: { token?: string | undefined; body?: unknown; origin?: string | undefined; headers?: Record<string, string> } = {},
 ): Promise<RawAnswer> {
   const url = new URL(path, base);
   const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
@@ -32,6 +32,7 @@ export function callFrom(
           ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
           ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
           ...(opts.origin ? { origin: opts.origin } : {}),
+          ...opts.headers,
         },
       },
       (res) => {

@@ -252,9 +252,8 @@ export const messages = pgTable(
   'messages',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    accountId: uuid('account_id')
-      .notNull()
-      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** Its conversation's account (no foreign key of its own since 0034: the conversation's holds it, and its cascade deletes the message). */
+    accountId: uuid('account_id').notNull(),
     conversationId: integer('conversation_id')
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),

@@ -107,7 +107,13 @@ describe('retention', () => {
     expect(await t.app.db.select().from(messages).where(eq(messages.id, imageId))).toEqual([]);
     expect(fs.existsSync(t.app.storage.fullPath(filePath))).toBe(false);
     expect((await t.app.db.select().from(messages).where(eq(messages.conversationId, conversationId))).map((m) => m.message)).toEqual(['My order 1234 is late']);
-    const log = (await call(t.app, 'GET', '/api/vms/audit-log?action=retention.deleted', { token: owner.token })).body.data;
+    // The job records its audit entry after the deletions the loop above waited for.
+    const audited = async () => (await call(t.app, 'GET', '/api/vms/audit-log?action=retention.deleted', { token: owner.token })).body.data;
+    let log = await audited();
+    while (log.length === 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      log = await audited();
+    }
     expect(log[0]).toMatchObject({ actor: { id: null }, detail: { messages: 1, files: 1 } });
   });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { visitors } from '../../db/schema.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, type TestOwner } from '../../test/factories.js';
-import { listen } from '../../test/sockets.js';
+import { connect, connected, emitAck, listen } from '../../test/sockets.js';
 import { callFrom } from '../../test/httpFrom.js';
 
 /**
@@ -159,5 +159,61 @@ describe('widget burst buckets (REST)', () => {
       expect((await send(base, '127.0.0.61', 'POST', '/api/widget/messages', { token: v.token, body: { message: `paced ${i}` } })).status).toBe(201);
       await new Promise((r) => setTimeout(r, 400));
     }
+  }, 90_000);
+});
+
+describe('new chats per account', () => {
+  it("refuses an account's new chats past its budget with 429 and Retry-After (REST, offline form, socket), never a visitor already chatting, nor another account", async () => {
+    const { base, owner } = await start({ WIDGET_NEW_CHATS_PER_ACCOUNT: '3', WIDGET_NEW_CHATS_BURST: '3' });
+    const key = owner.widgetKey;
+    const chatting = await newVisitor(base, '127.0.0.81', key);
+    expect((await send(base, '127.0.0.81', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: 'hello' } })).status).toBe(201);
+    // Two more new chats from other addresses: one by message, one by the offline form.
+    const second = await newVisitor(base, '127.0.0.82', key);
+    expect((await send(base, '127.0.0.82', 'POST', '/api/widget/messages', { token: second.token, body: { message: 'hi' } })).status).toBe(201);
+    const third = await newVisitor(base, '127.0.0.83', key);
+    expect((await send(base, '127.0.0.83', 'POST', '/api/widget/offline', { token: third.token, body: { email: 'third@example.com', message: 'call me' } })).status).toBe(201);
+
+    // The account's budget is spent: a fourth visitor's first message and offline form are refused, and nothing is stored.
+    const fourth = await newVisitor(base, '127.0.0.84', key);
+    expectRefused(await send(base, '127.0.0.84', 'POST', '/api/widget/messages', { token: fourth.token, body: { message: 'anyone?' } }));
+    expectRefused(await send(base, '127.0.0.84', 'POST', '/api/widget/offline', { token: fourth.token, body: { email: 'four@example.com', message: 'call me' } }));
+    expect((await send(base, '127.0.0.84', 'GET', '/api/widget/messages', { token: fourth.token })).body.data).toEqual([]);
+    // Over a socket too: the ack carries 429 and retry_after.
+    const socket = connect(base, { widget_key: key, visitor_token: fourth.token });
+    try {
+      await connected(socket);
+      const ack = await emitAck(socket, 'message.send', { message: 'anyone?', client_id: 'n1' });
+      expect(ack).toMatchObject({ ok: false, status: 429, message: 'Too many requests. Please try again later.' });
+      expect(ack.retry_after).toBeGreaterThanOrEqual(1);
+    } finally {
+      socket.close();
+    }
+
+    // Visitors already chatting go on: messages, and the offline form of a chat under way.
+    for (let i = 0; i < 5; i++) {
+      expect((await send(base, '127.0.0.81', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: `more ${i}` } })).status).toBe(201);
+    }
+    expect((await send(base, '127.0.0.83', 'POST', '/api/widget/offline', { token: third.token, body: { email: 'third@example.com', message: 'again' } })).status).toBe(201);
+    // Another account's budget is its own.
+    const other = await buildAccount(t!.app, { email: 'other-chats@example.com' });
+    const elsewhere = await newVisitor(base, '127.0.0.85', other.widgetKey);
+    expect((await send(base, '127.0.0.85', 'POST', '/api/widget/messages', { token: elsewhere.token, body: { message: 'hello' } })).status).toBe(201);
+  }, 90_000);
+
+  it('takes a burst of new chats at once, then refills at the minute\'s rate', async () => {
+    // 120 a minute, 2 at once: the bucket refills a token every 500 ms.
+    const { base, owner } = await start({ WIDGET_NEW_CHATS_PER_ACCOUNT: '120', WIDGET_NEW_CHATS_BURST: '2' });
+    const vs: { id: string; token: string }[] = [];
+    for (let i = 0; i < 4; i++) vs.push(await newVisitor(base, `127.0.0.9${i}`, owner.widgetKey));
+    await new Promise((r) => setTimeout(r, 1100)); // full bucket
+    const first = (i: number) => send(base, `127.0.0.9${i}`, 'POST', '/api/widget/messages', { token: vs[i]!.token, body: { message: 'hi' } });
+    expect((await first(0)).status).toBe(201);
+    expect((await first(1)).status).toBe(201);
+    const refused = await first(2);
+    // Refused unless a token came back meanwhile (a slow machine); its wait is the next token's, about a second.
+    if (refused.status !== 201) expectRefused(refused, 1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await first(3)).status).toBe(201);
   }, 90_000);
 });

@@ -5,6 +5,7 @@ import { buildAccount, call } from '../../test/factories.js';
 import { buildChattingVisitor } from '../../test/chatFactories.js';
 import { connect, connected, next, socketTracker } from '../../test/sockets.js';
 import { WIDGET_POLL, statementsOf } from '../../test/statements.js';
+import { callFrom } from '../../test/httpFrom.js';
 
 // Issue 15: polls answered "nothing new" from a node's memory (services/quietPolls.ts) on two
 // nodes with Redis, one database: a message stored on node A is seen by the next poll on node B,
@@ -35,6 +36,12 @@ describe('polls answered from memory on two nodes', () => {
     const remembered = await statementsOf(b.app, WIDGET_POLL, () => poll(etag));
     expect(remembered.result.status).toBe(304);
     expect(remembered.statements).toBe(0);
+    // Over HTTP, B answers it before Fastify (routes/widget/widget.ts earlyQuietPolls).
+    const viaHttp = (tag: string) =>
+      callFrom(b.base, '127.0.0.1', 'GET', `/api/widget/messages?cursor=${cursor}`, { token: v.token, headers: { 'if-none-match': tag } });
+    const early = b.app.refusalGate.answeredEarly;
+    expect((await viaHttp(etag)).status).toBe(304);
+    expect(b.app.refusalGate.answeredEarly).toBe(early + 1);
 
     // The agent answers on A. The owner's console on B gets the message in the same fan-out as
     // the visitor's room: once it has, B has heard it (the visitor has no socket anywhere).
@@ -43,6 +50,11 @@ describe('polls answered from memory on two nodes', () => {
     const heard = next<{ message: { message: string } }>(console, EVENTS.messageCreated, (p) => p.message.message === 'Yes, we are here');
     expect((await call(a.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: 'Yes, we are here' } })).status).toBe(201);
     await heard;
+    // Neither early nor through Fastify is the remembered "nothing new" given again.
+    const freshEarly = await viaHttp(etag);
+    expect(freshEarly.status).toBe(200);
+    expect(JSON.parse(freshEarly.text).data.map((m: { message: string }) => m.message)).toEqual(['Yes, we are here']);
+    expect(b.app.refusalGate.answeredEarly).toBe(early + 1);
     const fresh = await poll(etag);
     expect(fresh.status).toBe(200);
     expect(fresh.body.data.map((m: { message: string }) => m.message)).toEqual(['Yes, we are here']);

@@ -1,8 +1,10 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { buildChattingVisitor, buildVisitor } from '../../test/chatFactories.js';
 import { WIDGET_POLL, statementsOf as countStatements } from '../../test/statements.js';
+import { callFrom } from '../../test/httpFrom.js';
 
 /**
  * Issue 15: the widget's REST poll (GET /api/widget/messages?cursor=...) answers "nothing new"
@@ -135,7 +137,7 @@ describe('GET /api/widget/messages?cursor= (polls)', () => {
     } finally {
       await limited.close();
     }
-  });
+  }, 90_000); // a second app on a loaded machine
 
   it('refuses a bad token and a bad cursor as before', async () => {
     const v = await buildChattingVisitor(t.app, owner.widgetKey, 'hello');
@@ -147,5 +149,116 @@ describe('GET /api/widget/messages?cursor= (polls)', () => {
     const invalid = await poll(v.token, 'not*a*cursor');
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toHaveProperty('cursor');
+  });
+
+  it("checks many visitors' first polls arriving together in a few statements, each with its own answer", async () => {
+    const visitors: Awaited<ReturnType<typeof buildChattingVisitor>>[] = [];
+    for (let i = 0; i < 12; i++) visitors.push(await buildChattingVisitor(t.app, owner.widgetKey, `hello ${i}`));
+    const cursors = await Promise.all(visitors.map((v) => firstCursor(v.token)));
+    // Every third visitor gets a reply after its cursor: its poll is "something new".
+    for (const v of visitors.filter((_, i) => i % 3 === 0)) {
+      const reply = await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: `reply to ${v.id}` } });
+      expect(reply.status).toBe(201);
+    }
+    const { result: answers, statements } = await countStatements(t.app, /checkPolls|pollOrAuthenticate/, () => Promise.all(visitors.map((v, i) => poll(v.token, cursors[i]!))));
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(200);
+      if (i % 3 === 0) {
+        expect(res.body.data.map((m: { message: string }) => m.message)).toEqual([`reply to ${visitors[i]!.id}`]);
+      } else {
+        expect(res.body).toEqual({ message: 'success', data: [], next_cursor: cursors[i], has_more: false });
+      }
+    }
+    // One check per poll before (12); now the checks that wait for one in flight go together.
+    expect(statements).toBeGreaterThan(0);
+    expect(statements).toBeLessThanOrEqual(4);
+  });
+});
+
+/**
+ * Issue 15: a poll the node remembers quiet is answered on the HTTP server's request event, before
+ * Fastify (routes/widget/widget.ts earlyQuietPolls): the same answer, still counted against the
+ * visitor's limits, and never in the way of something new. Real HTTP calls (app.inject bypasses
+ * the HTTP server).
+ */
+describe('polls remembered quiet, answered before Fastify', () => {
+  /** What a client may act on: everything but the connection's own headers. */
+  const headersOf = (h: Record<string, unknown>) => {
+    const { date: _d, connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, ...rest } = h;
+    return rest;
+  };
+  const origin = 'https://shop.example';
+  const listening = async (app: TestApp['app']) => {
+    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+    return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  };
+
+  it('gives the answer Fastify gives (page, 304, headers), and the message once one is stored', async () => {
+    // On PostgreSQL without Redis nothing is remembered (services/quietPolls.ts hearsAll): every
+    // poll goes through Fastify, with the same answers.
+    const fromMemory = t.database.kind === 'pglite';
+    const base = await listening(t.app);
+    const v = await buildChattingVisitor(t.app, owner.widgetKey, 'hello');
+    const cursor = await firstCursor(v.token);
+    const url = `/api/widget/messages?cursor=${cursor}`;
+    const before = t.app.refusalGate.answeredEarly;
+
+    // The first poll of the cursor is checked in the database (through Fastify).
+    const checked = await callFrom(base, '127.0.0.1', 'GET', url, { token: v.token, origin });
+    expect(checked.status).toBe(200);
+    expect(t.app.refusalGate.answeredEarly).toBe(before);
+    const etag = checked.headers.etag as string;
+
+    // The next, from memory before Fastify: the same page and headers.
+    const page = await callFrom(base, '127.0.0.1', 'GET', url, { token: v.token, origin });
+    expect(page.status).toBe(200);
+    expect(JSON.parse(page.text)).toEqual(JSON.parse(checked.text));
+    expect(headersOf(page.headers)).toEqual(headersOf(checked.headers));
+    expect(page.headers['access-control-allow-origin']).toBe(origin);
+
+    // 304 to the browser holding that answer, as Fastify's own memory path answers it.
+    const unchanged = await callFrom(base, '127.0.0.1', 'GET', url, { token: v.token, origin, headers: { 'if-none-match': etag } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    const viaFastify = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${v.token}`, origin, 'if-none-match': etag } });
+    expect(viaFastify.statusCode).toBe(304);
+    expect(headersOf(unchanged.headers)).toEqual(headersOf(viaFastify.headers));
+    // Without an Origin header either.
+    const bare = await callFrom(base, '127.0.0.1', 'GET', url, { token: v.token, headers: { 'if-none-match': etag } });
+    const bareViaFastify = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${v.token}`, 'if-none-match': etag } });
+    expect(bare.status).toBe(304);
+    expect(headersOf(bare.headers)).toEqual(headersOf(bareViaFastify.headers));
+    expect(t.app.refusalGate.answeredEarly).toBe(before + (fromMemory ? 3 : 0));
+
+    // Another token, or another query, is not answered from this visitor's memory.
+    expect((await callFrom(base, '127.0.0.1', 'GET', url, { token: 'not-a-token' })).status).toBe(401);
+    expect((await callFrom(base, '127.0.0.1', 'GET', `${url}&limit=5`, { token: v.token, headers: { 'if-none-match': etag } })).status).toBe(200);
+    expect(t.app.refusalGate.answeredEarly).toBe(before + (fromMemory ? 3 : 0));
+
+    // An agent's reply: the next poll takes the full read and returns it.
+    expect((await call(t.app, 'POST', '/api/vms/messages', { token: owner.token, body: { visitor_id: v.id, message: 'Here to help' } })).status).toBe(201);
+    const fresh = await callFrom(base, '127.0.0.1', 'GET', url, { token: v.token, origin, headers: { 'if-none-match': etag } });
+    expect(fresh.status).toBe(200);
+    expect(JSON.parse(fresh.text).data.map((m: { message: string }) => m.message)).toEqual(['Here to help']);
+    expect(t.app.refusalGate.answeredEarly).toBe(before + (fromMemory ? 3 : 0));
+  });
+
+  it("counts each early answer against the visitor's limit: refused once it is spent", async () => {
+    // 64 calls a minute, leased a few points at a time (services/rateLimit.ts): the polls with a point at hand are answered early.
+    const limited = await createTestApp({ WIDGET_LIMIT_PER_VISITOR: '64', WIDGET_BURST_PER_VISITOR: '1000' });
+    try {
+      const base = await listening(limited.app);
+      const o = await buildAccount(limited.app);
+      const v = await buildChattingVisitor(limited.app, o.widgetKey, 'hello');
+      const cursor = (await call(limited.app, 'GET', '/api/widget/messages', { token: v.token })).body.next_cursor;
+      const statuses: number[] = [];
+      for (let i = 0; i < 70; i++) statuses.push((await callFrom(base, '127.0.0.1', 'GET', `/api/widget/messages?cursor=${cursor}`, { token: v.token })).status);
+      // The message and the first read spent two of the 64: 62 polls answered, then refused.
+      expect(statuses.filter((s) => s === 200).length).toBe(62);
+      expect(statuses.slice(62).every((s) => s === 429)).toBe(true);
+      if (limited.database.kind === 'pglite') expect(limited.app.refusalGate.answeredEarly).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
   });
 });

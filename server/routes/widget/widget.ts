@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -17,15 +18,18 @@ import { createVisitor } from '../../commands/createVisitor.js';
 import { updateVisitor } from '../../commands/updateVisitor.js';
 import { sendMessage } from '../../commands/sendMessage.js';
 import type { Db } from '../../db/client.js';
+import { GroupCommit } from '../../commands/groupCommit.js';
+import { SYSTEM_LANE, runInLane } from '../../db/fair.js';
+import type { VisitorRow } from '../../presenters/visitor.js';
 import { decodeCursor } from '../../db/commitCursor.js';
 import { accounts, conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
 import { HttpError, notFound, parseOrThrow } from '../../errors.js';
 import { parseJsonBody } from '../../plugins/bodyParsers.js';
 import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
-import { bearerToken } from '../../plugins/auth.js';
+import { requestToken } from '../../plugins/auth.js';
+import { clientIp } from '../../realtime/auth.js';
 import { visitorVisibleMessages } from '../../policies/messages.js';
-import { hashToken } from '../../services/secrets.js';
 import { widgetWrite } from '../../services/widgetWrites.js';
 import { requestAccount } from '../../plugins/dbLanes.js';
 import { presentMessage } from '../../presenters/message.js';
@@ -46,13 +50,23 @@ async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
 }
 
 /**
- * A poll's cheap check (issue 15), one prepared statement per database: the visitor of the token,
- * and whether any message it may see committed since the cursor's snapshot (db/commitCursor.ts:
- * the rows the full read would return). No transaction, no snapshot, no rows read.
+ * A poll's cheap check (issue 15), one prepared statement per database: the visitor of each token,
+ * and whether any message it may see committed since that poll's cursor snapshot
+ * (db/commitCursor.ts: the rows the full read would return). No transaction, no snapshot, no rows
+ * read. The first polls of many visitors arrive together (a node starting, a node's visitors
+ * coming back): checks that arrive while one is in flight wait and go as one statement
+ * (commands/groupCommit.ts), one token at most once per statement.
  */
-const pollChecks = new WeakMap<Db, ReturnType<typeof preparePollCheck>>();
-function preparePollCheck(db: Db) {
-  const snapshot = sql`${sql.placeholder('snapshot')}::pg_snapshot`;
+interface PollCheck {
+  hash: string;
+  snapshot: string;
+}
+type PollCheckRow = { visitor: VisitorRow; fresh: boolean } | undefined;
+const pollChecks = new WeakMap<Db, GroupCommit<PollCheck, PollCheckRow>>();
+
+function preparePollChecks(db: Db) {
+  const hashes = sql`${sql.placeholder('hashes')}::text[]`;
+  const snapshot = sql`((${sql.placeholder('snapshots')}::text[])[array_position(${sql.placeholder('hashes')}::text[], "visitors"."token_hash")])::pg_snapshot`;
   const xactId = sql`${messages}.${sql.identifier('xact_id')}`;
   return db
     .select({
@@ -63,9 +77,27 @@ function preparePollCheck(db: Db) {
         and ${xactId} >= pg_snapshot_xmin(${snapshot}) and not pg_visible_in_snapshot(${xactId}, ${snapshot}))`,
     })
     .from(visitors)
-    .where(eq(visitors.tokenHash, sql.placeholder('hash')))
-    .limit(1)
-    .prepare('parley_widget_poll_check');
+    .where(sql`${visitors.tokenHash} = any(${hashes})`)
+    .prepare('parley_widget_poll_checks');
+}
+
+function pollChecksOf(db: Db): GroupCommit<PollCheck, PollCheckRow> {
+  let made = pollChecks.get(db);
+  if (made) return made;
+  const statement = preparePollChecks(db);
+  made = new GroupCommit(async function checkPolls(items) {
+    // A batch carries many accounts' polls: it waits in the server's own lane (db/fair.ts).
+    const rows = await runInLane(SYSTEM_LANE, () => statement.execute({ hashes: items.map((i) => i.hash), snapshots: items.map((i) => i.snapshot) }));
+    const byHash = new Map(rows.map((row) => [row.visitor.tokenHash, row]));
+    return items.map((i) => byHash.get(i.hash));
+  });
+  pollChecks.set(db, made);
+  return made;
+}
+
+/** The sizes of the poll-check batches this database ran (tests, diagnostics). */
+export function pollCheckBatchSizes(db: Db): readonly number[] {
+  return pollChecks.get(db)?.batchSizes ?? [];
 }
 
 /** A weak validator per cursor: the answer "nothing new since this cursor" is the same until something commits. */
@@ -74,10 +106,59 @@ const etagOf = (cursor: string) => `W/"${createHash('sha256').update(cursor).dig
 /** "Nothing new": the page the full read would give, as text (no serializer on the quiet path). */
 const emptyPage = (cursor: string) => `{"message":"success","data":[],"next_cursor":${JSON.stringify(cursor)},"has_more":false}`;
 
+const QUIET_CACHE_CONTROL = 'private, no-cache';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function answerQuiet(request: FastifyRequest, reply: FastifyReply, cursor: string, etag: string): FastifyReply {
-  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  reply.header('etag', etag).header('cache-control', QUIET_CACHE_CONTROL);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(emptyPage(cursor));
+  return reply.type(JSON_TYPE).send(emptyPage(cursor));
+}
+
+const POLL_PREFIX = '/api/widget/messages?cursor=';
+/** A cursor as the widget sends it (base64url: the query's text is the value, nothing to decode). */
+const PLAIN_CURSOR = /^[A-Za-z0-9_-]{1,400}$/;
+
+/**
+ * Issue 15: a poll this node remembers quiet (services/quietPolls.ts), answered on the HTTP
+ * server's request event before Fastify (plugins/refusalGate.ts `answerEarly`): the same answer
+ * as `pollOrAuthenticate`'s from memory (304 or the empty page, ETag, Cache-Control, the widget
+ * routes' CORS headers), counted against the visitor's and its IP's limits from this node's
+ * leases, without building a Fastify request, running its hooks or logging it (the HTTP
+ * durations metric still counts it through `answered`). Anything else goes on to Fastify: a
+ * poll not remembered, any other query, no lease point at hand (the hooks then spend and refuse
+ * as usual).
+ */
+export function earlyQuietPolls(app: FastifyInstance, answered: (status: number, seconds: number) => void) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url;
+    if (req.method !== 'GET' || !url || !url.startsWith(POLL_PREFIX)) return false;
+    const cursor = url.slice(POLL_PREFIX.length);
+    if (!PLAIN_CURSOR.test(cursor)) return false;
+    const token = requestToken(req);
+    if (!token || !app.hasDecorator('io')) return false;
+    const known = quietPolls(app.io).lookup(token.hash, cursor);
+    if (!known) return false;
+    if (!app.widgetLimits.visitorCallLocally(clientIp(req, app.config.trustProxy), token.hash)) return false;
+    const started = process.hrtime.bigint();
+    const headers: Record<string, string | number> = { etag: known.etag, 'cache-control': QUIET_CACHE_CONTROL };
+    // The widget routes answer any origin (app.ts PUBLIC_CORS_PREFIXES), as @fastify/cors does.
+    const origin = req.headers.origin;
+    if (origin) headers['access-control-allow-origin'] = origin;
+    headers.vary = 'Origin';
+    let status = 304;
+    if (req.headers['if-none-match'] === known.etag) {
+      res.writeHead(304, headers).end();
+    } else {
+      status = 200;
+      const body = emptyPage(cursor);
+      headers['content-type'] = JSON_TYPE;
+      headers['content-length'] = Buffer.byteLength(body);
+      res.writeHead(200, headers).end(body);
+    }
+    answered(status, Number(process.hrtime.bigint() - started) / 1e9);
+    return true;
+  };
 }
 
 /**
@@ -93,19 +174,15 @@ function answerQuiet(request: FastifyRequest, reply: FastifyReply, cursor: strin
 async function pollOrAuthenticate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const query = request.query as Record<string, unknown>;
   const cursor = typeof query.cursor === 'string' && Object.keys(query).length === 1 ? query.cursor : undefined;
-  const token = cursor ? bearerToken(request.headers.authorization) : undefined;
-  if (!cursor || !token) return authenticateVisitor(request);
-  const tokenHash = hashToken(token);
+  const tokenHash = cursor ? requestToken(request.raw)?.hash : undefined;
+  if (!cursor || !tokenHash) return authenticateVisitor(request);
   const quiet = quietPolls(request.server.io);
   const known = quiet.lookup(tokenHash, cursor);
   if (known) return answerQuiet(request, reply, cursor, known.etag);
   const snapshot = decodeCursor(cursor);
   if (!snapshot) return authenticateVisitor(request);
-  const db = request.server.db;
-  let check = pollChecks.get(db);
-  if (!check) pollChecks.set(db, (check = preparePollCheck(db)));
   const seq = quiet.begin();
-  const [row] = await check.execute({ hash: tokenHash, snapshot });
+  const row = await pollChecksOf(request.server.db).submit(tokenHash, { hash: tokenHash, snapshot });
   if (!row) return authenticateVisitor(request);
   requestAccount(row.visitor.accountId, { tokenHash });
   request.visitor = row.visitor;
@@ -160,7 +237,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const input = parseOrThrow(widgetMessageSchema, form.fields);
       if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
-      const result = await widgetWrite(app, { accountId: visitor.accountId, visitorId: visitor.id }, async () => {
+      const result = await widgetWrite(app, { accountId: visitor.accountId, visitorId: visitor.id, startsChat: true }, async () => {
         await assertVisitorCanChat(app, visitor, new Date());
         return sendMessage(app, {
           visitor,
