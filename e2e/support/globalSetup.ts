@@ -153,6 +153,9 @@ export default async function setup(project: TestProject) {
     WIDGET_BURST_PER_VISITOR: '1000',
     WIDGET_BURST_PER_KEY: '100000',
     WIDGET_NEW_VISITORS_BURST_PER_IP: '10000',
+    // The paging journeys open 200 chats of one account in seconds, far past a real shop's pace.
+    WIDGET_NEW_CHATS_PER_ACCOUNT: '100000',
+    WIDGET_NEW_CHATS_BURST: '10000',
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
     // Agent replies to away visitors are emailed after this wait (the reply-email journey).
