@@ -78,10 +78,10 @@ const envSchema = z.object({
   CONSOLE_LIST_PER_SECOND: intInRange(20, 1, 1_000_000),
   CONSOLE_LIST_BURST: intInRange(40, 1, 1_000_000),
   /** One account's widget writes of callers not yet chatting in progress at once per node, and how long one waits for its turn (ms) before 429. */
-  WIDGET_WRITES_PER_ACCOUNT: intInRange(2, 1, 10_000),
+  WIDGET_WRITES_PER_ACCOUNT: intInRange(1, 1, 10_000),
   WIDGET_WRITE_WAIT_MS: intInRange(2000, 1, 600_000),
   /** The share of time (percent) each of those slots may be busy: it rests after a write in proportion to the write's time. */
-  WIDGET_WRITE_SHARE: intInRange(50, 1, 100),
+  WIDGET_WRITE_SHARE: intInRange(25, 1, 100),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -202,7 +202,7 @@ export interface Config {
   /** The widget's public calls and sockets (PRODUCT.md section 11 "Limits"), shared across nodes through Redis. */
   widgetLimits: WidgetLimitsConfig;
   consoleListPace?: ConsoleListPace;
-  widgetWrites?: WidgetWritesConfig;
+  widgetWrites: WidgetWritesConfig;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */

@@ -20,11 +20,9 @@ import { TOO_MANY_REQUESTS } from './rateLimit.js';
  * chatting (its conversation exists) is not held by the lane at all: PRODUCT.md section 11 (a
  * widget key's ceiling never refuses visitors already chatting), and a live chat's messages are
  * the real-time path (issue 15), bounded per visitor by the widget budgets, not queued behind
- * the account's new chats.
+ * the account's new chats. Defaults (config.ts): one slot, busy at most 25% of the time, 2 s wait.
  */
-export const DEFAULT_WIDGET_WRITES: WidgetWritesConfig = { perAccount: 2, maxWaitMs: 2000, sharePercent: 50 };
-
-export function createWidgetWrites(config: WidgetWritesConfig = DEFAULT_WIDGET_WRITES): LaneSlots {
+export function createWidgetWrites(config: WidgetWritesConfig): LaneSlots {
   return new LaneSlots(
     config.perAccount,
     config.maxWaitMs,
