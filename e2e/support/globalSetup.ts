@@ -129,7 +129,11 @@ export default async function setup(project: TestProject) {
   const hostDir = path.join(tmp, 'host');
   fs.mkdirSync(hostDir, { recursive: true });
   const logFile = path.join(tmp, 'server.log');
-  const [port, hostPort] = [await freePort(), await freePort()];
+  // The host page's server takes its port now (any free one): a port only looked up here and bound
+  // after the Parley server's start could meanwhile be taken as another connection's local port.
+  const host = await startHostServer(hostDir, 0);
+  const hostPort = (host.address() as net.AddressInfo).port;
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const mail = await startMailbox();
 
@@ -174,9 +178,9 @@ export default async function setup(project: TestProject) {
   } catch (e) {
     child.kill('SIGKILL');
     await mail.close();
+    host.close();
     throw e;
   }
-  const host = await startHostServer(hostDir, hostPort);
 
   project.provide('baseUrl', base);
   project.provide('hostUrl', `http://127.0.0.1:${hostPort}`);
