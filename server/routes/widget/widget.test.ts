@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_MAX_BYTES } from '@parley/shared';
-import { conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
+import { accounts, conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
 import { hashToken } from '../../services/secrets.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
+import { statementsOf } from '../../test/statements.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { TINY_PNG, buildChattingVisitor, buildVisitor, pngPart, postForm } from '../../test/chatFactories.js';
 
@@ -17,6 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.app.database.db;
+/** The statement that reads a widget key's account. */
+const KEY_LOOKUP = /from "accounts" where "accounts"\."widget_key"/;
 const visitorRow = async (id: string) => (await db().select().from(visitors).where(eq(visitors.id, id)))[0]!;
 const conversationOf = async (visitorId: string) =>
   (await db().select().from(conversations).where(eq(conversations.visitorId, visitorId)))[0];
@@ -61,6 +64,21 @@ describe('POST /api/widget/visitors', () => {
     const res = await call(t.app, 'POST', '/api/widget/visitors', { body: { unique_code: 'no-such-key' } });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'Unknown widget', error: 'Unknown widget', code: 'unknown_widget' });
+  });
+
+  it("reads a key's account once per node while it is kept, and a key whose account was deleted meanwhile answers 404 and stores nothing", async () => {
+    const o = await buildAccount(t.app);
+    const first = await statementsOf(t.app, KEY_LOOKUP, () => buildVisitor(t.app, o.widgetKey), 'sql');
+    expect(first.statements).toBe(1);
+    const again = await statementsOf(t.app, KEY_LOOKUP, () => buildVisitor(t.app, o.widgetKey), 'sql');
+    expect(again.statements).toBe(0); // the key's account came from the node's memory
+    await db().delete(accounts).where(eq(accounts.id, o.user.account_id));
+    const gone = await call(t.app, 'POST', '/api/widget/visitors', { body: { unique_code: o.widgetKey } });
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ message: 'Unknown widget', error: 'Unknown widget', code: 'unknown_widget' });
+    const load = await call(t.app, 'POST', '/api/widget/events', { body: { unique_code: o.widgetKey, load_id: 'load-gone1', kind: 'load' } });
+    expect(load.status).toBe(404);
+    expect(await db().select().from(visitors).where(eq(visitors.accountId, o.user.account_id))).toEqual([]);
   });
 
   it.each([

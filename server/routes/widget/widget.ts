@@ -36,17 +36,43 @@ import { presentMessage } from '../../presenters/message.js';
 import { listMessages } from '../conversations/messageList.js';
 import { presentVisitor } from '../../presenters/visitor.js';
 import { quietPolls } from '../../services/quietPolls.js';
+import { type TtlCache, ttlCache } from '../../services/ttlCache.js';
 import { messageDtoSchema, messageListSchema, okSchema, successSchema, visitorDtoSchema } from '../../presenters/dtoSchemas.js';
 import { z } from 'zod';
 
 const visitorSecured = { security: [{ bearer: [] }] };
 const EVENT_STATUS = { load: 'Pending', connect: 'Active', error: 'Error' } as const;
 
+/**
+ * The account of a widget key, kept a while on each node (a key never changes; a new visitor, a
+ * load report and a visitor's first call each asked the database before: one statement of the
+ * two a new visitor costs). Unknown keys are kept too (a flood of made-up keys asks once per key).
+ * An account deleted meanwhile: its writes fail on their foreign key, answered as an unknown key
+ * (withKnownAccount).
+ */
+const accountsByKey = new WeakMap<Db, TtlCache<string, string | undefined>>();
 async function accountIdForKey(db: Db, widgetKey: string): Promise<string> {
-  const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.widgetKey, widgetKey)).limit(1);
-  if (!account) throw notFound('Unknown widget');
-  requestAccount(account.id, { widgetKey }); // this request's and the key's next database calls wait in the account's lane
-  return account.id;
+  let cache = accountsByKey.get(db);
+  if (!cache) accountsByKey.set(db, (cache = ttlCache(KEY_CACHE_MS)));
+  const accountId = await cache.get(widgetKey, async (key) => {
+    const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.widgetKey, key)).limit(1);
+    return account?.id;
+  });
+  if (!accountId) throw notFound('Unknown widget');
+  requestAccount(accountId, { widgetKey }); // this request's and the key's next database calls wait in the account's lane
+  return accountId;
+}
+const KEY_CACHE_MS = 30_000;
+
+/** Runs a write of a key's account; the account deleted since the key was looked up (foreign key violation): 404 as for an unknown key. */
+async function withKnownAccount<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+    if (code === '23503') throw notFound('Unknown widget');
+    throw e;
+  }
 }
 
 /**
@@ -201,7 +227,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
     const body = request.body;
     const accountId = await accountIdForKey(app.db, body.unique_code);
     const { visitor, token } = await widgetWrite(app, { accountId }, () =>
-      createVisitor(app.db, {
+      withKnownAccount(() => createVisitor(app.db, {
         accountId,
         ip: request.ip,
         userAgent: request.headers['user-agent'],
@@ -211,7 +237,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
         referrer: body.referrer,
         locale: body.locale,
         timeZone: body.time_zone,
-      }),
+      })),
     );
     requestAccount(accountId, { tokenHash: visitor.tokenHash }); // the visitor's next calls start in the account's lane
     return reply.status(201).send({ message: 'success', data: { visitor_id: visitor.id, visitor_token: token } });
@@ -277,7 +303,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       const accountId = await accountIdForKey(app.db, key);
       const status = EVENT_STATUS[kind];
       const row = { id, accountId, status, detail };
-      await widgetWrite(app, { accountId }, async () => {
+      await widgetWrite(app, { accountId }, () => withKnownAccount(async () => {
         if (kind === 'load') {
           // A load never downgrades a load that already connected or failed.
           await app.db.insert(widgetLoads).values(row).onConflictDoNothing({ target: [widgetLoads.accountId, widgetLoads.id] });
@@ -290,7 +316,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
               set: { status, updatedAt: new Date(), ...(detail ? { detail } : {}) },
             });
         }
-      });
+      }));
       return reply.status(202).send({ message: 'success' });
     });
   });
