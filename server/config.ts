@@ -82,6 +82,8 @@ const envSchema = z.object({
   WIDGET_WRITE_WAIT_MS: intInRange(2000, 1, 600_000),
   /** The share of time (percent) each of those slots may be busy: it rests after a write in proportion to the write's time. */
   WIDGET_WRITE_SHARE: intInRange(25, 1, 100),
+  /** The rest (ms) a lane of those slots is let off before it keeps to its share (a few writes now and then never wait). */
+  WIDGET_WRITE_BURST_MS: intInRange(1000, 0, 600_000),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -264,6 +266,8 @@ export interface WidgetWritesConfig {
   maxWaitMs: number;
   /** WIDGET_WRITE_SHARE: percent of the time each slot may be busy. */
   sharePercent: number;
+  /** WIDGET_WRITE_BURST_MS: rest a lane is let off before it keeps to its share. */
+  burstMs: number;
 }
 
 /** CONSOLE_LIST_*: the pace of one account's conversation-list calls on each node (db/fair.ts LanePacer). */
@@ -415,7 +419,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     consoleListPace: { perSecond: e.CONSOLE_LIST_PER_SECOND, burst: e.CONSOLE_LIST_BURST },
-    widgetWrites: { perAccount: e.WIDGET_WRITES_PER_ACCOUNT, maxWaitMs: e.WIDGET_WRITE_WAIT_MS, sharePercent: e.WIDGET_WRITE_SHARE },
+    widgetWrites: { perAccount: e.WIDGET_WRITES_PER_ACCOUNT, maxWaitMs: e.WIDGET_WRITE_WAIT_MS, sharePercent: e.WIDGET_WRITE_SHARE, burstMs: e.WIDGET_WRITE_BURST_MS },
     sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,

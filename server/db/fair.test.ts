@@ -332,6 +332,39 @@ describe('LaneSlots', () => {
     await vi.advanceTimersByTimeAsync(25);
     expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
   });
+
+  it('lets a lane off its rests up to the burst, earned back over time; calls that keep coming then rest', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'Date', 'performance'] });
+    // Share one quarter: a call held d ms owes 3d of rest, and the lane earns back a quarter of the
+    // time passed; it is let off up to 1,000 ms of rest.
+    const slots = new LaneSlots(1, 10_000, refused, 0.25, 1000);
+    const hold = async (ms: number) => {
+      const release = await slots.enter('account:x');
+      await vi.advanceTimersByTimeAsync(ms);
+      release();
+    };
+    // A visitor's few writes, one after another: none waits for the one before.
+    for (let i = 0; i < 3; i++) {
+      await hold(50); // owes 150 ms, let off (1,000 + 12.5 earned - 150 each: 575 left)
+      expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
+    }
+    // Then one held 400 ms (owes 1,200; 575 + 100 earned meanwhile are let off) with a call waiting:
+    // it waits the remaining 525 ms of rest.
+    const release = await slots.enter('account:x');
+    let next: (() => void) | undefined;
+    void slots.enter('account:x').then((r) => (next = r));
+    await vi.advanceTimersByTimeAsync(400);
+    release();
+    await vi.advanceTimersByTimeAsync(515);
+    expect(next).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(next).toBeDefined();
+    next!();
+    // Quiet for a while, the lane earns its whole burst back: a call owing 900 ms does not rest.
+    await vi.advanceTimersByTimeAsync(5000);
+    await hold(300);
+    expect(slots.load('account:x')).toEqual({ busy: 0, waiting: 0 });
+  });
 });
 
 describe("one account's conversation-list polls are paced; another account's list is not held", () => {

@@ -239,10 +239,13 @@ export class LanePacer {
   }
 }
 
-/** A lane's calls in progress, and its waiters in order. */
+/** A lane's calls in progress, its waiters in order, and its credit of busy time (LaneSlots). */
 interface Lane {
   busy: number;
   queue: (() => void)[];
+  /** Rest (ms) the lane is still let off (LaneSlots' burst), as of `at` (performance.now()). */
+  credit: number;
+  at: number;
 }
 
 /**
@@ -252,9 +255,17 @@ interface Lane {
  * held for d ms rests d * (1 - share) / share ms before its next call (share 0.5: as long as it
  * was held), so a lane whose calls keep coming holds each slot at most `share` of the time, and
  * the node's thread (and PGlite, which runs in it) is free for the other tenants the rest of it.
+ * A lane is let off up to `burstMs` of those rests, earned back at `share` of the time passed:
+ * a few calls now and then (a visitor's load report, creation and first message; a handful of
+ * visitors at once) never rest, while calls that keep coming, one after another or many at once,
+ * rest once the burst is spent (then a lane holds a slot about share * (1 + share) of the time).
+ * An idle lane is forgotten once it has earned its whole burst back.
  * A call waits for a slot of its lane at most `maxWaitMs`, then is refused with `refuse(seconds)`
  * and leaves the queue. The work is each node's own, so the slots are too (no Redis).
  */
+/** LaneSlots sweeps its idle lanes when it holds this many. */
+const SWEEP_AT = 10_000;
+
 export class LaneSlots {
   private readonly lanes = new Map<string, Lane>();
 
@@ -263,9 +274,11 @@ export class LaneSlots {
     private readonly maxWaitMs: number,
     private readonly refuse: (retryAfterSeconds: number) => Error,
     readonly share = 1,
+    private readonly burstMs = 0,
   ) {
     if (!Number.isInteger(slots) || slots < 1) throw new Error('LaneSlots needs at least one slot');
     if (!(share > 0 && share <= 1)) throw new Error('LaneSlots needs a share in (0, 1]');
+    if (!(burstMs >= 0)) throw new Error('LaneSlots needs a burst of at least 0 ms');
   }
 
   /** Calls of `lane` in progress and waiting. */
@@ -277,8 +290,13 @@ export class LaneSlots {
   /** Resolves with a release function once the lane has a slot for the call. */
   async enter(lane: string): Promise<() => void> {
     let l = this.lanes.get(lane);
-    if (!l) this.lanes.set(lane, (l = { busy: 0, queue: [] }));
+    const now = performance.now();
+    if (!l) {
+      if (this.lanes.size >= SWEEP_AT) this.sweep(now);
+      this.lanes.set(lane, (l = { busy: 0, queue: [], credit: this.burstMs, at: now }));
+    }
     const entry = l;
+    this.earn(entry, now);
     if (entry.busy < this.slots && entry.queue.length === 0) {
       entry.busy++;
       return this.releaser(lane, entry);
@@ -306,7 +324,12 @@ export class LaneSlots {
     return () => {
       if (released) return;
       released = true;
-      const restMs = ((performance.now() - started) * (1 - this.share)) / this.share;
+      const now = performance.now();
+      const owed = ((now - started) * (1 - this.share)) / this.share;
+      this.earn(entry, now);
+      const forgiven = Math.min(entry.credit, owed);
+      entry.credit -= forgiven;
+      const restMs = owed - forgiven;
       if (restMs >= 1) setTimeout(() => this.handOn(lane, entry), restMs).unref();
       else this.handOn(lane, entry);
     };
@@ -323,6 +346,23 @@ export class LaneSlots {
   }
 
   private forgetIfIdle(lane: string, entry: Lane): void {
-    if (entry.busy === 0 && entry.queue.length === 0 && this.lanes.get(lane) === entry) this.lanes.delete(lane);
+    if (entry.busy !== 0 || entry.queue.length !== 0 || this.lanes.get(lane) !== entry) return;
+    this.earn(entry, performance.now());
+    if (entry.credit >= this.burstMs) this.lanes.delete(lane);
+  }
+
+  /** The burst the lane earned back since it was last counted. */
+  private earn(entry: Lane, now: number): void {
+    entry.credit = Math.min(this.burstMs, entry.credit + (now - entry.at) * this.share);
+    entry.at = now;
+  }
+
+  /** Forgets the idle lanes that have earned their burst back (lanes idle with part of it spent stay until then). */
+  private sweep(now: number): void {
+    for (const [lane, entry] of this.lanes) {
+      if (entry.busy !== 0 || entry.queue.length !== 0) continue;
+      this.earn(entry, now);
+      if (entry.credit >= this.burstMs) this.lanes.delete(lane);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { visitorTokens, visitors } from '../db/schema.js';
@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The widget visitor behind `Authorization: Bearer <visitor_token>` (widget routes only). */
     visitor: VisitorRow;
+    /** Whether that visitor had a conversation when its token was read (authenticateVisitor; unset on other paths). */
+    visitorChatting?: boolean;
   }
 }
 
@@ -21,26 +23,38 @@ export async function visitorForToken(db: Db, token: string): Promise<VisitorRow
 }
 
 async function visitorForTokenHash(db: Db, tokenHash: string): Promise<VisitorRow | undefined> {
-  const [visitor] = await db.select().from(visitors).where(eq(visitors.tokenHash, tokenHash)).limit(1);
-  if (visitor) return visitor;
+  return (await visitorAndChatForTokenHash(db, tokenHash))?.visitor;
+}
+
+/**
+ * Whether the visitor has a conversation, read in the same statement as the visitor (names written
+ * out: drizzle leaves a one-table select's columns unqualified, which the subquery would capture).
+ */
+const hasChat = sql<boolean>`exists (select 1 from "conversations" c where c."visitor_id" = "visitors"."id")`;
+
+/** The visitor of a token hash and whether its chat is under way (it has a conversation), in one statement. */
+async function visitorAndChatForTokenHash(db: Db, tokenHash: string): Promise<{ visitor: VisitorRow; chatting: boolean } | undefined> {
+  const [own] = await db.select({ visitor: visitors, chatting: hasChat }).from(visitors).where(eq(visitors.tokenHash, tokenHash)).limit(1);
+  if (own) return own;
   // A token issued by a reply email's link (services/visitorLinks.ts) on another browser.
   const [linked] = await db
-    .select({ visitor: visitors })
+    .select({ visitor: visitors, chatting: hasChat })
     .from(visitorTokens)
     .innerJoin(visitors, eq(visitors.id, visitorTokens.visitorId))
     .where(eq(visitorTokens.tokenHash, tokenHash))
     .limit(1);
-  return linked?.visitor;
+  return linked;
 }
 
 /** onRequest hook for the widget's visitor calls: a visitor token reaches only that visitor's rows. */
 export async function authenticateVisitor(request: FastifyRequest): Promise<void> {
   const token = requestToken(request.raw);
   if (!token) throw new HttpError(401, 'No authentication token found');
-  const visitor = await visitorForTokenHash(request.server.db, token.hash);
-  if (!visitor) throw unauthenticated();
-  requestAccount(visitor.accountId, { tokenHash: token.hash });
-  request.visitor = visitor;
+  const found = await visitorAndChatForTokenHash(request.server.db, token.hash);
+  if (!found) throw unauthenticated();
+  requestAccount(found.visitor.accountId, { tokenHash: token.hash });
+  request.visitor = found.visitor;
+  request.visitorChatting = found.chatting;
 }
 
 const keyIn = (v: unknown): string | undefined => {

@@ -20,7 +20,9 @@ import { TOO_MANY_REQUESTS } from './rateLimit.js';
  * chatting (its conversation exists) is not held by the lane at all: PRODUCT.md section 11 (a
  * widget key's ceiling never refuses visitors already chatting), and a live chat's messages are
  * the real-time path (issue 15), bounded per visitor by the widget budgets, not queued behind
- * the account's new chats. Defaults (config.ts): one slot, busy at most 25% of the time, 2 s wait.
+ * the account's new chats. Defaults (config.ts): one slot, busy at most 25% of the time once the
+ * lane's first second of rests is spent (WIDGET_WRITE_BURST_MS: a visitor's few writes, or a handful
+ * of visitors at once, never wait), 2 s wait.
  */
 export function createWidgetWrites(config: WidgetWritesConfig): LaneSlots {
   return new LaneSlots(
@@ -28,6 +30,7 @@ export function createWidgetWrites(config: WidgetWritesConfig): LaneSlots {
     config.maxWaitMs,
     (seconds) => Object.assign(new HttpError(429, TOO_MANY_REQUESTS, undefined, seconds), { limit: 'widget-writes' }),
     config.sharePercent / 100,
+    config.burstMs,
   );
 }
 
@@ -42,24 +45,27 @@ async function hasConversation(db: Db, visitorId: string): Promise<boolean> {
  * (`chatting`, or read from the database for `visitorId` when the lane is busy) runs at once.
  * `startsChat` (a visitor's message or offline form): unless the visitor is chatting, the write
  * starts a chat and first spends a point of the account's new-chat budget (widgetLimits.newChat:
- * 429 with Retry-After once spent), so whether the visitor is chatting is always read for it.
+ * 429 with Retry-After once spent), so whether the visitor is chatting is read for it, unless the
+ * caller just read it (`chatting` true or false: the visitor's token was read with it, in the same
+ * request; a conversation opened in the millisecond since, by an agent, makes at worst one 429
+ * with Retry-After, which the widget sends again).
  */
 export async function widgetWrite<T>(
   app: FastifyInstance,
-  who: { accountId: string; visitorId?: string; chatting?: boolean; startsChat?: boolean },
+  who: { accountId: string; visitorId?: string; chatting?: boolean | undefined; startsChat?: boolean },
   fn: () => Promise<T>,
 ): Promise<T> {
   if (who.chatting) return fn();
   const slots = app.widgetWrites;
   const lane = laneOfAccount(who.accountId);
   if (who.startsChat && who.visitorId !== undefined) {
-    if (await hasConversation(app.db, who.visitorId)) return fn();
+    if (who.chatting === undefined && (await hasConversation(app.db, who.visitorId))) return fn();
     await app.widgetLimits.newChat(who.accountId);
   } else {
     // Nothing waits in the lane: no need to ask whether the visitor is chatting.
     const { busy, waiting } = slots.load(lane);
     const free = busy < slots.slots && waiting === 0;
-    if (!free && who.visitorId !== undefined && (await hasConversation(app.db, who.visitorId))) return fn();
+    if (!free && who.visitorId !== undefined && who.chatting === undefined && (await hasConversation(app.db, who.visitorId))) return fn();
   }
   const release = await slots.enter(lane);
   try {

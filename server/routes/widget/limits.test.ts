@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../../test/harness.js';
 import { buildAccount, type TestOwner } from '../../test/factories.js';
 import { connect, connected, emitAck, listen } from '../../test/sockets.js';
 import { callFrom } from '../../test/httpFrom.js';
+import { statementsOf } from '../../test/statements.js';
 
 /**
  * The widget's public calls are limited per IP, per visitor and per widget key (PRODUCT.md
@@ -47,6 +48,9 @@ async function newVisitor(base: string, from: string, key: string): Promise<{ id
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { id: res.body.data.visitor_id, token: res.body.data.visitor_token };
 }
+
+/** The statement that asks whether a visitor has a conversation on its own (services/widgetWrites.ts hasConversation). */
+const CHAT_CHECK = /^select "id" from "conversations" where "conversations"\."visitor_id" = \$1 limit/;
 
 const expectRefused = (res: Reply, windowSeconds = 60) => {
   expect(res.status, JSON.stringify(res.body)).toBe(429);
@@ -176,7 +180,10 @@ describe('new chats per account', () => {
 
     // The account's budget is spent: a fourth visitor's first message and offline form are refused, and nothing is stored.
     const fourth = await newVisitor(base, '127.0.0.84', key);
-    expectRefused(await send(base, '127.0.0.84', 'POST', '/api/widget/messages', { token: fourth.token, body: { message: 'anyone?' } }));
+    // Whether the visitor is chatting came with its token's statement: none of its own (nor for a refusal).
+    const refused = await statementsOf(t!.app, CHAT_CHECK, () => send(base, '127.0.0.84', 'POST', '/api/widget/messages', { token: fourth.token, body: { message: 'anyone?' } }), 'sql');
+    expectRefused(refused.result);
+    expect(refused.statements).toBe(0);
     expectRefused(await send(base, '127.0.0.84', 'POST', '/api/widget/offline', { token: fourth.token, body: { email: 'four@example.com', message: 'call me' } }));
     expect((await send(base, '127.0.0.84', 'GET', '/api/widget/messages', { token: fourth.token })).body.data).toEqual([]);
     // Over a socket too: the ack carries 429 and retry_after.
@@ -192,7 +199,9 @@ describe('new chats per account', () => {
 
     // Visitors already chatting go on: messages, and the offline form of a chat under way.
     for (let i = 0; i < 5; i++) {
-      expect((await send(base, '127.0.0.81', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: `more ${i}` } })).status).toBe(201);
+      const more = await statementsOf(t!.app, CHAT_CHECK, () => send(base, '127.0.0.81', 'POST', '/api/widget/messages', { token: chatting.token, body: { message: `more ${i}` } }), 'sql');
+      expect(more.result.status).toBe(201);
+      expect(more.statements).toBe(0);
     }
     expect((await send(base, '127.0.0.83', 'POST', '/api/widget/offline', { token: third.token, body: { email: 'third@example.com', message: 'again' } })).status).toBe(201);
     // Another account's budget is its own.

@@ -29,7 +29,7 @@ export default async function offlineRoutes(fastify: FastifyInstance): Promise<v
     async (request, reply) => {
       const { email, message } = request.body;
       const { accountId, id: visitorId } = request.visitor;
-      const { visitor, result } = await widgetWrite(app, { accountId, visitorId, startsChat: true }, async () => {
+      const { visitor, result } = await widgetWrite(app, { accountId, visitorId, startsChat: true, chatting: request.visitorChatting }, async () => {
         const visitor = await updateVisitor(app, request.visitor, { email });
         if (!visitor) throw new HttpError(401, 'Unauthenticated'); // deleted between auth and update
         // Its email to the owner is recorded with the message (notifications/messageJobs.ts).
