@@ -8,6 +8,7 @@ import { buildApp } from '../app.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
 import { TEST_DB, createPgDatabase, testConfig, uniqueRateLimitPrefix } from './harness.js';
 import { freePort, listen } from './sockets.js';
+import { removeTempDir } from './tempDir.js';
 
 /**
  * Several app instances ("nodes") of one deployment for a test file: one database (a fresh
@@ -95,7 +96,7 @@ export async function startCluster({ nodes: count = 2, redis: withRedis = true, 
   const cleanup: (() => Promise<unknown>)[] = [];
   const nodes: ClusterNode[] = [];
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-cluster-'));
-  cleanup.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+  cleanup.push(() => removeTempDir(dataDir));
   let redis: PrivateRedis | undefined;
   let dbUrl: string | undefined;
   let shared: Database | undefined;

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
+import { removeTempDir } from './tempDir.js';
 
 /** Which database this run uses: vitest's projects set it (pglite | postgres). */
 export const TEST_DB = (process.env.PARLEY_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
@@ -115,7 +116,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await app.close();
       await database.close();
       await drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await removeTempDir(dataDir);
     },
   };
 }

@@ -12,6 +12,7 @@ import { buildApp } from '../app.js';
 import { openPglite, openPostgres, type Database } from '../db/client.js';
 import { TEST_DB, TEST_REDIS_URL, TEST_SECRETS_KEY, createPgDatabase, testConfig } from './harness.js';
 import type { JobsConfig } from '../config.js';
+import { removeTempDir } from './tempDir.js';
 
 export interface ReceivedMail {
   from: string;
@@ -131,7 +132,7 @@ export async function reopenableDb(): Promise<ReopenableDb> {
     return { open: () => openPostgres(created.url), drop: created.drop, env: { DATABASE_URL: created.url } };
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-jobs-pg-'));
-  return { open: () => openPglite(dir), drop: () => fs.rm(dir, { recursive: true, force: true }), env: { DATA_DIR: dir } };
+  return { open: () => openPglite(dir), drop: () => removeTempDir(dir), env: { DATA_DIR: dir } };
 }
 
 export interface JobsTestApp {
@@ -175,7 +176,7 @@ export async function buildJobsApp(opts: {
       await owned?.drop();
       // A private redis-server (env REDIS_URL) goes with its test.
       if (opts.runner === 'bullmq' && jobs.queuePrefix && !opts.env?.REDIS_URL) await dropRedisPrefix(jobs.queuePrefix);
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await removeTempDir(dataDir);
     },
   };
 }
@@ -341,7 +342,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         child.kill('SIGKILL');
         await exited;
       }
-      await fs.rm(dir, { recursive: true, force: true });
+      await removeTempDir(dir);
     },
   };
   const deadline = Date.now() + 120_000;

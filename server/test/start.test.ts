@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../paths.js';
 import { freePort } from './sockets.js';
+import { removeTempDir } from './tempDir.js';
 
 /**
  * The README's contract: `npm start` with nothing configured serves Parley on the embedded
@@ -104,7 +105,7 @@ describe('npm start (README)', () => {
     });
     expect(login.status).toBe(200);
     await stop(second.child);
-    await fs.rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    await removeTempDir(dataDir);
   }, 400_000);
 });
 
@@ -124,6 +125,6 @@ describe('npm run migrate (README)', () => {
     expect(first.code, first.out).toBe(0);
     expect(first.out).toContain('Migrations applied (pglite)');
     expect((await run()).code).toBe(0);
-    await fs.rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    await removeTempDir(dataDir);
   }, 300_000);
 });

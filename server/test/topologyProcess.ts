@@ -5,6 +5,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../paths.js';
 import { RELAXED_WIDGET_LIMITS, TEST_SECRETS_KEY } from './harness.js';
 import { freePort } from './sockets.js';
+import { removeTempDir } from './tempDir.js';
 
 /**
  * Parley nodes as real processes (server/index.ts, its signal handling included), for the
@@ -87,7 +88,7 @@ export async function startNodeProcess(env: Record<string, string>, opts: { port
     async kill() {
       proc.signal('SIGKILL');
       await exited;
-      if (own) await fs.rm(own, { recursive: true, force: true });
+      if (own) await removeTempDir(own);
     },
   };
   const deadline = Date.now() + 120_000;
@@ -188,7 +189,7 @@ export async function startNginx(upstreamPorts: number[], listenPort?: number): 
       await Promise.race([exited, sleep(5000)]);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    await fs.rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   };
   for (let t = 0; t < 100; t++) {
     if (child.exitCode !== null) break;
