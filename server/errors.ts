@@ -57,6 +57,15 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
 }
 
 /** A 422 whose `message` is the first field message, so a client showing only `message` is still exact. */
+/** PostgreSQL's error code (SQLSTATE), as node-postgres and PGlite report it, directly or wrapped by drizzle. */
+export function pgErrorCode(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } } | null;
+  return err?.code ?? err?.cause?.code;
+}
+
+/** PostgreSQL's foreign_key_violation: a row it names is gone. */
+export const isForeignKeyViolation = (e: unknown): boolean => pgErrorCode(e) === '23503';
+
 export function validationError(errors: Record<string, string[]>): HttpError {
   const first = Object.values(errors)[0]?.[0] ?? VALIDATION_MESSAGE;
   return new HttpError(422, first, errors);

@@ -292,7 +292,7 @@ export class LaneSlots {
     let l = this.lanes.get(lane);
     const now = performance.now();
     if (!l) {
-      if (this.lanes.size >= SWEEP_AT) this.sweep(now);
+      if (this.lanes.size >= SWEEP_AT) this.sweep();
       this.lanes.set(lane, (l = { busy: 0, queue: [], credit: this.burstMs, at: now }));
     }
     const entry = l;
@@ -358,11 +358,7 @@ export class LaneSlots {
   }
 
   /** Forgets the idle lanes that have earned their burst back (lanes idle with part of it spent stay until then). */
-  private sweep(now: number): void {
-    for (const [lane, entry] of this.lanes) {
-      if (entry.busy !== 0 || entry.queue.length !== 0) continue;
-      this.earn(entry, now);
-      if (entry.credit >= this.burstMs) this.lanes.delete(lane);
-    }
+  private sweep(): void {
+    for (const [lane, entry] of this.lanes) this.forgetIfIdle(lane, entry);
   }
 }

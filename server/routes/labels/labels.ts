@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LABEL_NAME_TAKEN, LABEL_UNKNOWN, MAX_LABELS, TOO_MANY_LABELS, conversationLabelsSchema, labelPatchSchema, labelSchema } from '@parley/shared';
 import type { Db } from '../../db/client.js';
 import { conversationLabels, conversations, labels } from '../../db/schema.js';
-import { notFound, validationError } from '../../errors.js';
+import { isForeignKeyViolation, notFound, validationError } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { findVisibleVisitor } from '../../policies/conversations.js';
 import { type Actor, authorize } from '../../policies/index.js';
@@ -118,8 +118,7 @@ export default async function labelsRoutes(fastify: FastifyInstance): Promise<vo
         await app.db.transaction((tx) => setConversationLabels(tx, conversation.id, ids));
       } catch (e) {
         // A label deleted meanwhile (foreign key violation): the same answer as an unknown one.
-        const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-        if (code === '23503') throw validationError({ label_ids: [LABEL_UNKNOWN] });
+        if (isForeignKeyViolation(e)) throw validationError({ label_ids: [LABEL_UNKNOWN] });
         throw e;
       }
       const now = (await labelsOf(app.db, [conversation.id])).get(conversation.id) ?? [];

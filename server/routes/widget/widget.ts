@@ -23,7 +23,7 @@ import { SYSTEM_LANE, runInLane } from '../../db/fair.js';
 import type { VisitorRow } from '../../presenters/visitor.js';
 import { decodeCursor } from '../../db/commitCursor.js';
 import { accounts, conversations, messages, visitors, widgetLoads } from '../../db/schema.js';
-import { HttpError, notFound, parseOrThrow } from '../../errors.js';
+import { HttpError, isForeignKeyViolation, notFound, parseOrThrow } from '../../errors.js';
 import { parseJsonBody } from '../../plugins/bodyParsers.js';
 import { CHAT_DOCUMENTS, readForm } from '../../plugins/uploads.js';
 import { authenticateVisitor, limitNewVisitor, limitWidgetCalls } from '../../plugins/visitorAuth.js';
@@ -69,8 +69,7 @@ async function withKnownAccount<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (e) {
-    const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-    if (code === '23503') throw notFound('Unknown widget');
+    if (isForeignKeyViolation(e)) throw notFound('Unknown widget');
     throw e;
   }
 }
