@@ -15,6 +15,7 @@ import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
 import { RequestLog } from './plugins/requestLog.js';
 import { createRefusalGate, installRefusalGate, type RefusalGate } from './plugins/refusalGate.js';
+import { RefusalHolds } from './plugins/refusalHolds.js';
 import { checkedSerializerCompiler, registerOpenApi } from './plugins/openapi.js';
 import { TOO_MANY_REQUESTS, createLimiter, createWidgetLimits, type Limiter, type WidgetLimits } from './services/rateLimit.js';
 import { DomainEvents } from './services/domainEvents.js';
@@ -99,6 +100,8 @@ declare module 'fastify' {
     widgetLimits: WidgetLimits;
     /** Answers widget calls already known to be refused before Fastify handles them (plugins/refusalGate.ts). */
     refusalGate: RefusalGate;
+    /** Connections of refused calls and handshakes held still for a while (plugins/refusalHolds.ts). */
+    refusalHolds: RefusalHolds;
     /** Each node's share of widget write work per account (services/widgetWrites.ts). */
     widgetWrites: LaneSlots;
   }
@@ -142,7 +145,18 @@ export async function buildApp({ config, database, logger = true, logStream }: A
     clientErrorHandler,
   });
   // Before Fastify: a call of an IP or visitor whose widget budget is known spent is answered 429 at once.
-  const refusalGate = createRefusalGate({ trustProxy: config.trustProxy, limits: () => (app.hasDecorator('widgetLimits') ? app.widgetLimits : undefined) });
+  const refusalHolds = new RefusalHolds(config.refusalHold);
+  app.decorate('refusalHolds', refusalHolds);
+  // A closing node does not wait for the connections it holds.
+  app.addHook('preClose', (done) => {
+    refusalHolds.releaseAll();
+    done();
+  });
+  const refusalGate = createRefusalGate({
+    trustProxy: config.trustProxy,
+    limits: () => (app.hasDecorator('widgetLimits') ? app.widgetLimits : undefined),
+    holds: refusalHolds,
+  });
   installRefusalGate(app, refusalGate);
   app.decorate('refusalGate', refusalGate);
   registerDbLanes(app); // first hook: every request's database calls wait in its tenant's lane

@@ -84,6 +84,15 @@ const envSchema = z.object({
   WIDGET_WRITE_SHARE: intInRange(25, 1, 100),
   /** The rest (ms) a lane of those slots is let off before it keeps to its share (a few writes now and then never wait). */
   WIDGET_WRITE_BURST_MS: intInRange(1000, 0, 600_000),
+  /**
+   * Connections of calls refused before they were read (plugins/refusalHolds.ts): a large body's is
+   * held unread this long, then closed (ms; 0: closed at once); a kept-alive one's next call, or a
+   * refused handshake's answer, waits REFUSAL_PAUSE_MS (0: none); at most this many held per address and per node.
+   */
+  REFUSAL_HOLD_MS: intInRange(10_000, 0, 600_000),
+  REFUSAL_PAUSE_MS: intInRange(1000, 0, 60_000),
+  REFUSAL_HOLD_PER_IP: intInRange(256, 0, 100_000),
+  REFUSAL_HOLD_MAX: intInRange(1024, 0, 1_000_000),
   LOGIN_LIMIT_PER_IP_EMAIL: intInRange(5, 1, 1_000_000),
   PASSWORD_CHECK_LIMIT: intInRange(5, 1, 1_000_000),
   EMAIL_CHANGE_LIMIT: intInRange(5, 1, 1_000_000),
@@ -205,6 +214,7 @@ export interface Config {
   widgetLimits: WidgetLimitsConfig;
   consoleListPace?: ConsoleListPace;
   widgetWrites: WidgetWritesConfig;
+  refusalHold: RefusalHoldConfig;
   /** Card payments: Paystack when secretKey is set, else the built-in sandbox unless `sandbox` is false. */
   paystack: { secretKey: string | undefined; baseUrl: string; currency: string; sandbox: boolean };
   /** Background jobs: run workers in this process; missed-chat delay; retries; email batching. */
@@ -268,6 +278,20 @@ export interface WidgetWritesConfig {
   sharePercent: number;
   /** WIDGET_WRITE_BURST_MS: rest a lane is let off before it keeps to its share. */
   burstMs: number;
+}
+
+/**
+ * REFUSAL_HOLD_MS, REFUSAL_PAUSE_MS, REFUSAL_HOLD_PER_IP, REFUSAL_HOLD_MAX: connections of calls
+ * the node already knew to refuse are held still (plugins/refusalHolds.ts). A large body's
+ * connection is held unread for `ms`, then closed; a kept-alive connection's next call is read
+ * `pauseMs` after the refusal; a handshake refused before the upgrade is answered `pauseMs` later.
+ * At most `perIp` held per client address and `max` per node; past them, or behind a proxy, as before.
+ */
+export interface RefusalHoldConfig {
+  ms: number;
+  pauseMs: number;
+  perIp: number;
+  max: number;
 }
 
 /** CONSOLE_LIST_*: the pace of one account's conversation-list calls on each node (db/fair.ts LanePacer). */
@@ -420,6 +444,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     consoleListPace: { perSecond: e.CONSOLE_LIST_PER_SECOND, burst: e.CONSOLE_LIST_BURST },
     widgetWrites: { perAccount: e.WIDGET_WRITES_PER_ACCOUNT, maxWaitMs: e.WIDGET_WRITE_WAIT_MS, sharePercent: e.WIDGET_WRITE_SHARE, burstMs: e.WIDGET_WRITE_BURST_MS },
+    refusalHold: { ms: e.REFUSAL_HOLD_MS, pauseMs: e.REFUSAL_PAUSE_MS, perIp: e.REFUSAL_HOLD_PER_IP, max: e.REFUSAL_HOLD_MAX },
     sessions: { idleSeconds: e.SESSION_IDLE_SECONDS, maxSeconds: e.SESSION_MAX_SECONDS },
     paystack: {
       secretKey: e.PAYSTACK_SECRET_KEY,

@@ -56,7 +56,6 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
   return errors;
 }
 
-/** A 422 whose `message` is the first field message, so a client showing only `message` is still exact. */
 /** PostgreSQL's error code (SQLSTATE), as node-postgres and PGlite report it, directly or wrapped by drizzle. */
 export function pgErrorCode(e: unknown): string | undefined {
   const err = e as { code?: string; cause?: { code?: string } } | null;
@@ -66,6 +65,10 @@ export function pgErrorCode(e: unknown): string | undefined {
 /** PostgreSQL's foreign_key_violation: a row it names is gone. */
 export const isForeignKeyViolation = (e: unknown): boolean => pgErrorCode(e) === '23503';
 
+/** PostgreSQL's unique_violation: a unique index already holds the value. */
+export const isUniqueViolation = (e: unknown): boolean => pgErrorCode(e) === '23505';
+
+/** A 422 whose `message` is the first field message, so a client showing only `message` is still exact. */
 export function validationError(errors: Record<string, string[]>): HttpError {
   const first = Object.values(errors)[0]?.[0] ?? VALIDATION_MESSAGE;
   return new HttpError(422, first, errors);

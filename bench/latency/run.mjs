@@ -9,7 +9,7 @@
 // BENCH_JSON=<file> (also write the figures as JSON; bench/capacity/run.mjs reads them).
 // Each rate also prints the CPU per delivered message of both nodes, Redis and (Parley) the
 // PostgreSQL backends of the bench database, and Redis commands per message (INFO commandstats).
-// Targets: p50 <= 3x the bare relay, p99 <= 20 ms at 500 messages/s.
+// Targets: p50 <= 3x the bare relay, p99 <= 20 ms, CPU per message <= 2x the bare relay's at 500 messages/s.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -283,6 +283,9 @@ CPU/msg: CPU of both nodes + Redis (+ PostgreSQL's backends for Parley) per deli
     console.log('Targets at 500 messages/s:');
     console.log(`  p50 parley/bare = ${ratio.toFixed(2)}x  (target <= 3x): ${ratio <= 3 ? 'ok' : 'OVER'}`);
     console.log(`  p99 parley = ${ms(p.p99)}  (target <= 20 ms): ${p.p99 <= 20 ? 'ok' : 'OVER'}`);
+    const b = bare.results[i500];
+    const cpu = (p.cpu.nodesMs + p.cpu.redisMs + p.cpu.pgMs) / p.received / ((b.cpu.nodesMs + b.cpu.redisMs) / b.received);
+    console.log(`  CPU per message parley/bare = ${cpu.toFixed(2)}x  (target <= 2x): ${cpu <= 2 ? 'ok' : 'OVER'}`);
   }
   if (process.env.BENCH_JSON) {
     await writeFile(process.env.BENCH_JSON, JSON.stringify({ rates: RATES, p99Limit: P99_LIMIT ?? null, bare, parley, crossing: { bare: crossing(bare) ?? null, parley: crossing(parley) ?? null } }));

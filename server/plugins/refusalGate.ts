@@ -5,6 +5,7 @@ import { clientIp } from '../realtime/auth.js';
 import { TOO_MANY_REQUESTS, type KnownRefusal, type WidgetLimits } from '../services/rateLimit.js';
 import { requestToken } from './auth.js';
 import { closeAfterAnswer } from './bodyParsers.js';
+import type { RefusalHolds } from './refusalHolds.js';
 
 /**
  * The cheapest refusal (issue 11: a flood of refused widget calls must not slow other tenants).
@@ -72,7 +73,7 @@ function patternOf(url: string): RegExp {
   return new RegExp(`^${parts.join('/')}/?$`);
 }
 
-export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limits: () => WidgetLimits | undefined }): RefusalGate {
+export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limits: () => WidgetLimits | undefined; holds: RefusalHolds }): RefusalGate {
   const routes: GatedRoute[] = [];
   const listeners: ((limit: string, method: string, route: string) => void)[] = [];
   const earlyAnswers: ((req: IncomingMessage, res: ServerResponse) => boolean)[] = [];
@@ -122,8 +123,9 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
       if (!route) return false;
       const token = requestToken(req);
       let refusal: KnownRefusal | undefined;
+      let ip: string;
       try {
-        const ip = clientIp(req, opts.trustProxy);
+        ip = clientIp(req, opts.trustProxy);
         refusal = limits.knownRefusal({
           ip,
           visitorKey: token?.hash,
@@ -141,15 +143,23 @@ export function createRefusalGate(opts: { trustProxy: Config['trustProxy']; limi
       };
       // Widget calls answer any origin (app.ts PUBLIC_CORS_PREFIXES), as @fastify/cors does.
       // Its body is never read: a small one is dropped after the answer and the connection kept for
-      // the next call; after a large one the connection closes (plugins/bodyParsers.ts).
-      if (closeAfterAnswer(req)) headers.connection = 'close';
+      // the next call, which is read a while later (`pauseAfter`); after a large one the connection
+      // is held unread, then closes (`closeLater`; plugins/bodyParsers.ts).
+      const large = closeAfterAnswer(req);
+      if (large) headers.connection = 'close';
       const origin = req.headers.origin;
       if (origin) {
         headers['access-control-allow-origin'] = origin;
         headers.vary = 'Origin';
       }
       res.writeHead(429, headers);
-      res.end(BODY);
+      // A held large body's connection gets the whole answer (its length is in the head) without the
+      // answer being ended: ending it would make Node read and drop the rest of the body, then close.
+      if (large && opts.holds.closeLater(req, ip)) res.write(BODY);
+      else {
+        res.end(BODY);
+        if (!large) opts.holds.pauseAfter(req, ip, res);
+      }
       answered++;
       for (const l of listeners) l(refusal.limit, route.method, route.route);
       return true;

@@ -118,11 +118,11 @@ export class HandshakeGate {
  * Console sockets come through here too (their token is in the CONNECT packet): from an address
  * in that state they are refused as well, and the console keeps up by polling.
  */
-export function handshakeRefusal(app: FastifyInstance, gate: HandshakeGate, req: IncomingMessage): string | undefined {
+export function handshakeRefusal(app: FastifyInstance, gate: HandshakeGate, req: IncomingMessage): { message: string; ip: string } | undefined {
   try {
     const ip = clientIp(req, app.config.trustProxy);
-    if (app.widgetLimits.knownRefusal({ ip })) return TOO_MANY_REQUESTS;
-    if (gate.blocked(ip) !== undefined) return TOO_MANY_CONNECTIONS;
+    if (app.widgetLimits.knownRefusal({ ip })) return { message: TOO_MANY_REQUESTS, ip };
+    if (gate.blocked(ip) !== undefined) return { message: TOO_MANY_CONNECTIONS, ip };
   } catch {
     // anything unexpected: the handshake goes on to the usual checks
   }

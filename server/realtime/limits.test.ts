@@ -160,7 +160,7 @@ describe('widget socket caps', () => {
   });
 
   it('refuses the handshakes of an address whose widget budget is spent before the WebSocket upgrade', async () => {
-    const app = (await start({ WIDGET_LIMIT_PER_IP: '3', WIDGET_BURST_PER_IP: '100' })).app;
+    const app = (await start({ WIDGET_LIMIT_PER_IP: '3', WIDGET_BURST_PER_IP: '100', REFUSAL_PAUSE_MS: '600' })).app;
     const visitor = await buildVisitor(app, owner.widgetKey);
     const from = '127.0.0.83';
     for (let i = 0; i < 3; i++) expect((await callFrom(base, from, 'GET', '/api/widget/messages', { token: visitor.token })).status).toBe(200);
@@ -168,10 +168,15 @@ describe('widget socket caps', () => {
     let opened = 0;
     app.io.engine.on('connection', () => opened++);
     expect((await refused(widget(visitor, from))).message).toBe('websocket error');
+    // Each refusal is answered a while later (plugins/refusalHolds.ts): a flooding client's next try waits for it.
+    const asked = performance.now();
     const poll = await callFrom(base, from, 'GET', '/socket.io/?EIO=4&transport=polling');
     expect([poll.status, JSON.parse(poll.text).message]).toEqual([403, TOO_MANY_REQUESTS]);
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(550);
     expect(opened).toBe(0);
+    const elsewhere = performance.now();
     await connected(widget(visitor, '127.0.0.84'));
+    expect(performance.now() - elsewhere).toBeLessThan(550);
     expect(opened).toBe(1);
   });
 

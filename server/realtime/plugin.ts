@@ -43,7 +43,9 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
     cors: { origin: true, methods: ['GET', 'POST'] },
     allowRequest: (req, fn) => {
       const refusal = handshakeRefusal(app, handshakes, req);
-      fn(refusal ?? null, refusal === undefined);
+      if (refusal === undefined) return fn(null, true);
+      // Answered a while later: a flooding client's next try waits for it (plugins/refusalHolds.ts).
+      app.refusalHolds.answerLater(req, refusal.ip, () => fn(refusal.message, false));
     },
   });
 

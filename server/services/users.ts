@@ -19,8 +19,3 @@ export async function emailTaken(db: Tx, email: string, exceptUserId?: number): 
   return row !== undefined;
 }
 
-/** PostgreSQL's unique_violation, as node-postgres and PGlite report it (directly or wrapped by drizzle). */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err.code === '23505' || err.cause?.code === '23505';
-}

@@ -1,5 +1,18 @@
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { type Dimensions, type ImageLimits, makeThumbnail } from './images.js';
+
+// Background work at the lowest CPU priority (issue 11: an upload flood's accepted images must not
+// slow other tenants' calls): on Linux a thread's nice value is its own, so when the CPUs are busy
+// the node's event loop, the database and the other processes go first, and thumbnails take the
+// time left over. (Elsewhere the call sets the whole process's priority: not done there.)
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(0, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not allowed here: thumbnails run at the node's priority.
+  }
+}
 
 /** Runs makeThumbnail off the main thread: decoding a large photo in JS takes seconds. */
 interface Job {

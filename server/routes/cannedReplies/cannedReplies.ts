@@ -8,7 +8,7 @@ import { notFound, validationError } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { presentCannedReply } from '../../presenters/inbox.js';
-import { isUniqueViolation } from '../../services/users.js';
+import { isUniqueViolation } from '../../errors.js';
 import { parseRowId } from '../rowId.js';
 import { successSchema } from '../../presenters/dtoSchemas.js';
 
