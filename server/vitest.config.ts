@@ -21,8 +21,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The README start test runs the embedded database only: that is what `npm start` uses.
-        test: { name: 'postgres', env: { PARLEY_TEST_DB: 'postgres' }, exclude: ['**/node_modules/**', 'test/start.test.ts'] },
+        // The README start test and the warm start test run the embedded database only: that is what `npm start` uses.
+        test: { name: 'postgres', env: { PARLEY_TEST_DB: 'postgres' }, exclude: ['**/node_modules/**', 'test/start.test.ts', 'test/warmStart.test.ts'] },
       },
     ],
   },

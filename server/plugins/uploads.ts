@@ -122,8 +122,10 @@ async function drain(part: MultipartFile): Promise<void> {
 }
 
 /** The image type from its bytes (415 otherwise), then its dimensions from its header (422 above the limits). */
-/** The type a file's bytes say (file-type is loaded at the first upload, not at start). */
-const sniff = async (bytes: Buffer) => (await import('file-type')).fileTypeFromBuffer(bytes);
+/** file-type, loaded at the first upload when the app is built in a test; `npm start` loads it before listening (index.ts). */
+export const loadSniffer = () => import('file-type');
+/** The type a file's bytes say. */
+const sniff = async (bytes: Buffer) => (await loadSniffer()).fileTypeFromBuffer(bytes);
 
 export async function sniffImage(bytes: Buffer, field: string, limits: ImageLimits): Promise<UploadedImage> {
   const type = await sniff(bytes);

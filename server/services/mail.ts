@@ -60,15 +60,17 @@ export async function removeMailTo(dataDir: string, addresses: string[]): Promis
   return removed;
 }
 
+/** nodemailer, loaded at the first email when the app is built in a test; `npm start` loads it before listening (index.ts). */
+export const loadNodemailer = () => import('nodemailer');
+
 /**
  * SMTP through nodemailer with SMTP_URL; without it every email is written to DATA_DIR/mail/ as
  * an .eml file (and its path logged), so a first-time user can read what would have been sent.
  */
 export function createMailer(config: MailConfig, log: FastifyBaseLogger): Mailer {
-  // nodemailer is loaded at the first email, not at start (a large import most starts never use).
   let transport: Promise<Transporter> | undefined;
   const open = (options: Parameters<typeof import('nodemailer').createTransport>[0]) =>
-    (transport ??= import('nodemailer').then((m) => m.default.createTransport(options)));
+    (transport ??= loadNodemailer().then((m) => m.default.createTransport(options)));
   const close = () => void transport?.then((t) => t.close(), () => {});
   if (config.smtpUrl) {
     const smtpUrl = config.smtpUrl;
