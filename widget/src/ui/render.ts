@@ -220,8 +220,18 @@ export class View {
    *  up this month); `draft` fills its message box. */
   setOffline(offline: boolean, draft = ''): void {
     if (!offline) {
+      // Already shown (the socket's presence push says "online" on every connect): putting it back
+      // would take it out of the page first, and the focus with it: what the visitor types next is lost.
+      if (this.composer.parentNode === this.bottom) return;
+      // The team came online while the visitor wrote in the offline form: what they wrote moves to
+      // the composer, and so does their focus.
+      const box = this.offlineForm?.querySelector('textarea');
+      const typing = !!box && this.root.activeElement?.closest('form') === this.offlineForm;
+      if (box?.value && !this.input.value) this.input.value = box.value;
       this.offlineForm = this.awayLine = undefined;
       this.bottom.replaceChildren(this.composer);
+      this.grow();
+      if (typing) this.input.focus({ preventScroll: true });
       return;
     }
     if (this.offlineForm) {
