@@ -466,6 +466,8 @@ function print({ mode, idles, rows }) {
     const verdict = high <= 2 ? 'ok' : low > 2 ? 'over 2x' : ratio <= 2 ? 'ok, but the interval reaches past 2x' : 'over 2x, but the interval reaches under 2x';
     summary.push({ name, run, ratio, low, high, n: during.n, idleN: idleTimes.length, verdict });
     console.log(`${line(`${name} #${run}`, during)}`);
+    // When in the flood the other tenant waited: a burst of accepted work at the start, or throughout.
+    console.log(`      slowest calls: ${during.slowest.map(([at, t]) => `${ms(t)} at +${(at / 1000).toFixed(2)} s`).join(', ')}`);
     console.log(
       `      p99 ${ratio.toFixed(2)}x the idle p99 on both sides (${ms(percentile(idleTimes, 99))}, n=${idleTimes.length}); 90% interval ${low.toFixed(2)}x-${high.toFixed(2)}x: ${verdict}`,
     );

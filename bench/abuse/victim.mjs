@@ -40,6 +40,7 @@ process.on('message', (m) => {
   }
   const inWindow = samples.filter(([at]) => at >= m.from && at <= m.to);
   const times = inWindow.map(([, t]) => t).sort((a, b) => a - b);
+  const slowest = [...inWindow].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([at, t]) => [at - t - m.from, t]);
   process.send({
     n: times.length,
     p50: percentile(times, 50),
@@ -47,6 +48,7 @@ process.on('message', (m) => {
     max: times.at(-1) ?? Number.NaN,
     errors: inWindow.filter(([, , ok]) => !ok).length,
     times,
+    slowest,
   });
 });
 

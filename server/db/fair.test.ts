@@ -72,6 +72,43 @@ describe('FairQueue', () => {
     expect(order).toHaveLength(5);
   });
 
+  it("does not let an idle lane bank its idle time: a busy console's next call waits for one call of a flood that just began, not until the flood has caught up", async () => {
+    let now = 1000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    onTestFinished(() => clock.mockRestore());
+    const q = new FairQueue(1);
+    // The console (lane c) has just held the slot for 200 ms: a busy agent's list queries.
+    const c0 = await q.acquire('c');
+    now += 200;
+    c0();
+    // A flood begins (lane f, idle until now): a call in progress and 20 more of 20 ms each queued.
+    const hold = await q.acquire('f');
+    const order: string[] = [];
+    const waits: Promise<void>[] = [];
+    for (let i = 0; i < 20; i++) {
+      waits.push(
+        q.acquire('f').then((release) => {
+          order.push(`f${i}`);
+          now += 20;
+          release();
+        }),
+      );
+    }
+    waits.push(
+      q.acquire('c').then((release) => {
+        order.push('c');
+        now += 2;
+        release();
+      }),
+    );
+    now += 20;
+    hold();
+    await Promise.all(waits);
+    // Counted from nothing, the flood would have gone first until its use passed the console's: ten calls, 200 ms.
+    expect(order.indexOf('c')).toBeLessThanOrEqual(1);
+    expect(order).toHaveLength(21);
+  });
+
   it('keeps each lane in order and uses every slot', async () => {
     const q = new FairQueue(3);
     const releases = await Promise.all([q.acquire('a'), q.acquire('a'), q.acquire('b')]);

@@ -52,13 +52,22 @@ type Grant = (release: () => void) => void;
 export const USE_HALF_LIFE_MS = 1000;
 /** Lanes whose recent use differs by less than this (ms) count as equal and take turns. */
 const USE_TIE_MS = 1;
+/**
+ * A lane that was idle is counted as having used the slots at least as much as the lane served
+ * last, less this head start (ms): enough to go right after the call in progress, not enough to
+ * bank its idle time. Otherwise a tenant whose lane was idle (use decayed to nothing) would be
+ * served before a busy console's lane until it had caught up with that console's recent use: a
+ * flood's first 200 ms held another tenant's console calls back by 300 ms (bench/abuse).
+ */
+export const JOIN_HEAD_START_MS = 5;
 
 /**
  * A counting semaphore whose waiters are served fairly over lanes, by the time each lane held
  * the slots lately: each time a slot frees up, the waiting lane that used the least slot time
  * recently (decayed with USE_HALF_LIFE_MS) gets it for its oldest waiter; lanes whose use differs
  * by less than USE_TIE_MS take turns round-robin, and a lane that had nothing waiting
- * joins at the back of that rotation. So a tenant whose calls are short (a console's reads) is
+ * joins at the back of that rotation. A lane that was idle does not bank its idle time: it counts
+ * as having used at least what the lane served last has, less JOIN_HEAD_START_MS. So a tenant whose calls are short (a console's reads) is
  * served next, right after the calls in progress, even while another tenant keeps a queue of
  * long writes; two busy tenants share the slots by time, not by number of calls; and a new
  * caller never waits for more than one call per other waiting lane (a heavy lane's use decays
@@ -101,9 +110,11 @@ export class FairQueue {
    * with `timeoutError()`.
    */
   acquire(lane: string = currentLane(), timeoutMs?: number, timeoutError: () => Error = () => new Error('timed out waiting for the database')): Promise<() => void> {
+    if (!this.lanes.has(lane)) this.catchUp(lane);
     if (this.free > 0 && this.waiting === 0) {
       this.free--;
       this.granted++;
+      this.lastLane = lane;
       return Promise.resolve(this.releaser(lane));
     }
     return new Promise((resolve, reject) => {
@@ -138,6 +149,16 @@ export class FairQueue {
     } finally {
       release();
     }
+  }
+
+  /** The lane served last: its recent use is where the scheduler is (in use terms). */
+  private lastLane: string | undefined;
+
+  /** A lane that is not waiting is counted as having used at least what the lane served last has, less JOIN_HEAD_START_MS. */
+  private catchUp(lane: string, now = performance.now()): void {
+    if (this.lastLane === undefined || this.lastLane === lane) return;
+    const floor = this.useOf(this.lastLane, now) - JOIN_HEAD_START_MS;
+    if (floor > 0 && this.useOf(lane, now) < floor) this.use.set(lane, { ms: floor, at: now });
   }
 
   /** `lane`'s recent slot time at `now` (ms). */
@@ -195,6 +216,7 @@ export class FairQueue {
       this.waiting--;
       this.free--;
       this.granted++;
+      this.lastLane = lane;
       grant(this.releaser(lane));
     }
   }
