@@ -59,19 +59,19 @@ const USE_TIE_MS = 1;
  * served before a busy console's lane until it had caught up with that console's recent use: a
  * flood's first 200 ms held another tenant's console calls back by 300 ms (bench/abuse).
  */
-export const JOIN_HEAD_START_MS = 5;
+const JOIN_HEAD_START_MS = 5;
 
 /**
  * A counting semaphore whose waiters are served fairly over lanes, by the time each lane held
  * the slots lately: each time a slot frees up, the waiting lane that used the least slot time
  * recently (decayed with USE_HALF_LIFE_MS) gets it for its oldest waiter; lanes whose use differs
  * by less than USE_TIE_MS take turns round-robin, and a lane that had nothing waiting
- * joins at the back of that rotation. A lane that was idle does not bank its idle time: it counts
- * as having used at least what the lane served last has, less JOIN_HEAD_START_MS. So a tenant whose calls are short (a console's reads) is
- * served next, right after the calls in progress, even while another tenant keeps a queue of
- * long writes; two busy tenants share the slots by time, not by number of calls; and a new
- * caller never waits for more than one call per other waiting lane (a heavy lane's use decays
- * while it waits).
+ * joins at the back of that rotation. A lane that was idle does not bank its idle time: it
+ * counts as having used at least what the lane served last has, less JOIN_HEAD_START_MS. So a
+ * tenant whose calls are short (a console's reads) is served next, right after the calls in
+ * progress, even while another tenant keeps a queue of long writes; two busy tenants share the
+ * slots by time, not by number of calls; and a new caller never waits for more than one call per
+ * other waiting lane (a heavy lane's use decays while it waits).
  */
 export class FairQueue {
   private free: number;
@@ -80,6 +80,8 @@ export class FairQueue {
   /** Each lane's recent slot time (ms, decayed from `at`). */
   private readonly use = new Map<string, { ms: number; at: number }>();
   private waiting = 0;
+  /** The lane served last: its recent use is where the scheduler is (in use terms). */
+  private lastLane: string | undefined;
   /** Turns given so far (calls served), all lanes together. */
   granted = 0;
 
@@ -150,9 +152,6 @@ export class FairQueue {
       release();
     }
   }
-
-  /** The lane served last: its recent use is where the scheduler is (in use terms). */
-  private lastLane: string | undefined;
 
   /** A lane that is not waiting is counted as having used at least what the lane served last has, less JOIN_HEAD_START_MS. */
   private catchUp(lane: string, now = performance.now()): void {
