@@ -1,10 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { roles, users } from '../db/schema.js';
-import { HttpError } from '../errors.js';
+import { HttpError, isUniqueViolation } from '../errors.js';
 import { hashPassword } from '../services/secrets.js';
 import { emailTaken, emailTakenError } from '../services/users.js';
-import { isUniqueViolation } from '../errors.js';
 
 export interface AddTeamMemberInput {
   accountId: string;

@@ -121,12 +121,12 @@ async function drain(part: MultipartFile): Promise<void> {
   await new Promise((resolve) => part.file.on('end', resolve).on('error', resolve));
 }
 
-/** The image type from its bytes (415 otherwise), then its dimensions from its header (422 above the limits). */
 /** file-type, loaded at the first upload when the app is built in a test; `npm start` loads it before listening (index.ts). */
 export const loadSniffer = () => import('file-type');
 /** The type a file's bytes say. */
 const sniff = async (bytes: Buffer) => (await loadSniffer()).fileTypeFromBuffer(bytes);
 
+/** The image type from its bytes (415 otherwise), then its dimensions from its header (422 above the limits). */
 export async function sniffImage(bytes: Buffer, field: string, limits: ImageLimits): Promise<UploadedImage> {
   const type = await sniff(bytes);
   const mime = type?.mime as UploadedImage['mime'] | undefined;

@@ -4,11 +4,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_CANNED_REPLIES, SHORTCUT_TAKEN, TOO_MANY_CANNED_REPLIES, cannedReplyPatchSchema, cannedReplySchema } from '@parley/shared';
 import { cannedReplies } from '../../db/schema.js';
-import { notFound, validationError } from '../../errors.js';
+import { isUniqueViolation, notFound, validationError } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
 import { type Actor, authorize } from '../../policies/index.js';
 import { presentCannedReply } from '../../presenters/inbox.js';
-import { isUniqueViolation } from '../../errors.js';
 import { parseRowId } from '../rowId.js';
 import { successSchema } from '../../presenters/dtoSchemas.js';
 
