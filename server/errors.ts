@@ -182,7 +182,9 @@ function replyOf(err: unknown): ErrorReply {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | HttpError, request, reply) => {
     const r = errorReply(err);
-    if (r.unexpected) request.log.error({ err }, 'request failed');
+    // With PostgreSQL's SQLSTATE at the top: drizzle wraps the driver's error, whose code the
+    // serialized `err` leaves out (only its message is appended), e.g. 40P01 for a deadlock.
+    if (r.unexpected) request.log.error({ err, sqlState: pgErrorCode(err) }, 'request failed');
     if (r.retryAfterSeconds !== undefined) reply.header('Retry-After', String(r.retryAfterSeconds));
     return reply.status(r.status).send(envelope(r.message, r.errors, r.code));
   });

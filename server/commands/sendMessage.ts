@@ -313,10 +313,19 @@ export const APPEND_QUERY = new PgDialect().sqlToQuery(sql`
     -- A visitor writing to a pending or resolved conversation takes the transaction path (it reopens it).
     select i.ord, c.id from input i join ${conversations} c on c.visitor_id = i.visitor_id and (c.status = 'open' or not i.from_visitor)
   ),
+  -- The batch's conversation rows, locked in id order before anything is written (ins joins it,
+  -- and sorts, so every lock is taken first). The update alone locked them in the batch's order
+  -- (arrival order, each node its own): two nodes' batches writing the same conversations
+  -- deadlocked (a second lost, then one aborted and retried), and a single UPDATE waiting on one
+  -- of those rows between them (an agent opening the conversation marks it read) could be the
+  -- one PostgreSQL aborted: a poll answered 500. One order for every batch: they wait instead.
+  locked as materialized (
+    select c.id from ${conversations} c where c.id in (select id from conv) order by c.id for no key update
+  ),
   ins as (
     insert into ${messages} (account_id, conversation_id, client_id, sender_type, author_id, message, file_path, file_name, file_type, file_size)
     select i.account_id, conv.id, i.client_id, i.sender_type, i.author_id, i.message, i.file_path, i.file_name, i.file_type, i.file_size
-    from input i join conv on conv.ord = i.ord order by i.ord
+    from input i join conv on conv.ord = i.ord join locked on locked.id = conv.id order by i.ord
     on conflict (conversation_id, client_id) do nothing
     returning *
   ),

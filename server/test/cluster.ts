@@ -65,7 +65,14 @@ export interface ClusterNode {
   /** http://127.0.0.1:port */
   base: string;
   database: Database;
+  /**
+   * The node's error log lines (pino's JSON, the last MAX_ERROR_LINES): an unexpected 500's
+   * "request failed" with its error and SQLSTATE, for a test to show when a call failed.
+   */
+  errors: Record<string, unknown>[];
 }
+
+const MAX_ERROR_LINES = 50;
 
 export interface TestCluster {
   /** The running nodes (stopNode removes one). */
@@ -133,8 +140,16 @@ export async function startCluster({ nodes: count = 2, redis: withRedis = true, 
         database = await openPostgres(dbUrl as string);
         await database.migrate(); // nodes starting at once: the advisory lock serializes them
       }
-      const app = await buildApp({ config: testConfig(dataDir, nodeEnv), database, logger: false });
-      const node = { app, base: await listen(app), database };
+      // Errors only, kept in memory: nothing printed unless a test shows them.
+      const errors: Record<string, unknown>[] = [];
+      const logStream = {
+        write(line: string) {
+          if (errors.length >= MAX_ERROR_LINES) errors.shift();
+          errors.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      };
+      const app = await buildApp({ config: testConfig(dataDir, { LOG_LEVEL: 'error', ...nodeEnv }), database, logStream });
+      const node = { app, base: await listen(app), database, errors };
       nodes.push(node);
       return node;
     }

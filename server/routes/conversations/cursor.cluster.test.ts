@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type TestCluster } from '../../test/cluster.js';
+import { type ClusterNode, startCluster, type TestCluster } from '../../test/cluster.js';
 import { buildAccount, call, type TestOwner } from '../../test/factories.js';
 import { buildChattingVisitor, type TestVisitor } from '../../test/chatFactories.js';
 
@@ -25,8 +25,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls one conversation with the cursor until stopped; counts every id it was given. */
+/** Polls one conversation with the cursor until stopped; counts every id it was given. A failed poll reports its answer and the node's logged errors. */
 function poller(
+  node: ClusterNode,
   get: (cursor: string | undefined) => Promise<{ status: number; body: { data: { id: number }[]; next_cursor: string } }>,
   ids?: Set<number>,
 ) {
@@ -35,7 +36,7 @@ function poller(
   let running = true;
   const once = async () => {
     const res = await get(cursor);
-    if (res.status !== 200) throw new Error(`poll answered ${res.status}`);
+    if (res.status !== 200) throw new Error(`poll answered ${res.status}: ${JSON.stringify(res.body)}; the node logged: ${JSON.stringify(node.errors)}`);
     for (const m of res.body.data) seen.set(m.id, (seen.get(m.id) ?? 0) + 1);
     cursor = res.body.next_cursor;
   };
@@ -76,11 +77,11 @@ describe('polling with the cursor on two nodes', () => {
       for (const node of [a, b]) {
         pollers.push({
           visitor: v.id,
-          p: poller((cursor) => call(node.app, 'GET', `/api/widget/messages${cursor ? `?cursor=${cursor}` : ''}`, { token: v.token })),
+          p: poller(node, (cursor) => call(node.app, 'GET', `/api/widget/messages${cursor ? `?cursor=${cursor}` : ''}`, { token: v.token })),
         });
         pollers.push({
           visitor: v.id,
-          p: poller((cursor) => call(node.app, 'GET', `/api/vms/messages/${v.id}${cursor ? `?cursor=${cursor}` : ''}`, { token: owner.token })),
+          p: poller(node, (cursor) => call(node.app, 'GET', `/api/vms/messages/${v.id}${cursor ? `?cursor=${cursor}` : ''}`, { token: owner.token })),
         });
       }
     }
@@ -89,7 +90,7 @@ describe('polling with the cursor on two nodes', () => {
     const bySinceId = visitors.map((v) => {
       let last = 0;
       const seen = new Set<number>();
-      return poller(async () => {
+      return poller(a, async () => {
         const res = await call(a.app, 'GET', `/api/widget/messages?since_id=${last}`, { token: v.token });
         for (const m of res.body.data as { id: number }[]) {
           seen.add(m.id);
@@ -128,8 +129,8 @@ describe('polling with the cursor on two nodes', () => {
       }
       await sleep(10);
     }
-    const answers = (await Promise.all(sends)) as { status: number }[];
-    expect(answers.every((r) => r.status === 201)).toBe(true);
+    const answers = (await Promise.all(sends)) as { status: number; body: unknown }[];
+    expect(answers.filter((r) => r.status !== 201).map((r) => ({ status: r.status, body: r.body }))).toEqual([]);
     await sleep(100); // pollers see the later, higher ids while the lower ones are still held
     for (const c of held) {
       await c.query('commit');
