@@ -116,7 +116,7 @@ async function startNode(env) {
   const child = spawn(PIN ? 'taskset' : process.execPath, PIN ? ['-c', SERVER_CPUS, process.execPath, ...args] : args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...SERVER_ENV, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_ABUSE_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
   // Start-up (PGlite's first run, migrations) takes seconds on a quiet machine, minutes on a loaded one.
