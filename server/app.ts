@@ -13,7 +13,7 @@ import type { Database, Db } from './db/client.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './errors.js';
 import { registerBodyParsers } from './plugins/bodyParsers.js';
 import { registerDbLanes } from './plugins/dbLanes.js';
-import { RequestLog } from './plugins/requestLog.js';
+import { RequestLog, loggerOptions } from './plugins/requestLog.js';
 import { createRefusalGate, installRefusalGate, type RefusalGate } from './plugins/refusalGate.js';
 import { RefusalHolds } from './plugins/refusalHolds.js';
 import { checkedSerializerCompiler, registerOpenApi } from './plugins/openapi.js';
@@ -136,7 +136,7 @@ export async function buildApp({ config, database, logger = true, logStream }: A
   // One log line per request, none per call refused by a rate limit (plugins/requestLog.ts).
   const requestLog = new RequestLog();
   const app = Fastify({
-    logger: logger ? { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) } : false,
+    logger: logger ? { ...loggerOptions(config.logLevel), ...(logStream ? { stream: logStream } : {}) } : false,
     logController: requestLog,
     trustProxy: typeof tp === 'number' ? (_addr: string, hop: number) => hop < tp : tp,
     bodyLimit: 1024 * 1024,

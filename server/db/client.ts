@@ -125,6 +125,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 type PoolClient = pg.PoolClient & { release: (err?: Error | boolean) => void };
 
+/** Runs of a statement PostgreSQL chose as a deadlock's victim, after the first. */
+export const DEADLOCK_RETRIES = 2;
+
+async function retryOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= DEADLOCK_RETRIES || (err as { code?: unknown } | null)?.code !== '40P01') throw err;
+      // A few milliseconds, spread: two victims of one cycle do not meet again at once.
+      await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * (attempt + 1)));
+    }
+  }
+}
+
 /**
  * A pool that fails fast while the database is unreachable. The first sign of a lost database
  * (a connection error, a timed-out query, a ping without answer) opens the breaker: checkouts
@@ -278,6 +293,23 @@ class GuardedPool extends pg.Pool {
       });
     }, 1000);
     this.probeTimer.unref();
+  }
+
+  /**
+   * A statement of its own (not in a transaction) that PostgreSQL aborted to break a deadlock
+   * (40P01) is run again, up to DEADLOCK_RETRIES times: the abort undid all of it, and the other
+   * side of the cycle has gone on meanwhile, so the second run is the same statement a moment
+   * later. The user then never sees a 500 for a lock cycle between unrelated writers (e.g. a
+   * console marking a conversation read between two nodes' message batches). A transaction runs
+   * on a checked-out client, not here: its caller decides on a retry.
+   */
+  // pg.Pool#query's overloads, passed through unchanged (any, as its own declarations)
+  override query(...args: any[]): any {
+    const last = args.at(-1);
+    const submittable = typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function';
+    const run = () => (super.query as (...a: any[]) => any)(...args);
+    if (typeof last === 'function' || submittable) return run();
+    return retryOnDeadlock(run);
   }
 
   override async end(): Promise<void> {

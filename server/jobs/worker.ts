@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { loggerOptions } from '../plugins/requestLog.js';
 import { openSecretBox } from '../services/secrets.js';
 import { createJobRunner } from './plugin.js';
 
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
     console.error('npm run worker needs REDIS_URL (or DATABASE_URL); without them the server runs the jobs itself.');
     process.exit(1);
   }
-  const log = Fastify({ logger: { level: config.logLevel } }).log;
+  const log = Fastify({ logger: loggerOptions(config.logLevel) }).log;
   const database = await openDatabase(config);
   await database.migrate();
   await openSecretBox(config, database.db); // the web process's key, or no start

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { openPglite } from '../db/client.js';
+import { messages } from '../db/schema.js';
 import { testConfig } from '../test/harness.js';
+import { PARAMS_REDACTED } from './requestLog.js';
 
 /**
  * Issue 11: a flood of refused calls must not write a log line per call (at the default level,
@@ -44,5 +46,32 @@ describe('request log lines', () => {
     const summary = lines.filter((l) => typeof l.msg === 'string' && (l.msg as string).startsWith('rate limits refused'));
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatchObject({ level: 30, msg: 'rate limits refused 20 calls', refused: { 'GET /api/widget/messages': 20 } });
+  });
+
+  it("logs a failed statement without its parameters: what a visitor wrote stays out of the log", async () => {
+    const database = await openPglite(undefined);
+    await database.migrate();
+    const errorLines: Record<string, unknown>[] = [];
+    const app = await buildApp({ config: testConfig(dataDir, { LOG_LEVEL: 'error' }), database, logStream: { write: (line) => void errorLines.push(JSON.parse(line)) } });
+    await app.ready();
+    const secret = 'my door code is 4711, mail me at carol@example.com';
+    // A real failure of drizzle's: the message's conversation does not exist (foreign key).
+    const err = await app.db
+      .insert(messages)
+      .values({ accountId: '00000000-0000-4000-8000-000000000000', conversationId: 999_999, senderType: 'visitor', message: secret })
+      .then(() => undefined, (e: unknown) => e);
+    expect(String((err as Error).message)).toContain(secret); // drizzle's own message carries it
+    app.log.error({ err }, 'request failed');
+    await app.close();
+    await database.close();
+    const line = errorLines.find((l) => l.msg === 'request failed');
+    expect(line).toBeDefined();
+    expect(JSON.stringify(line)).not.toContain('4711');
+    expect(JSON.stringify(line)).not.toContain('carol@example.com');
+    const logged = line!.err as { message: string; stack: string; params: unknown };
+    expect(logged.params).toBe(PARAMS_REDACTED);
+    expect(logged.message).toMatch(/^Failed query: insert into "messages"/); // the statement stays
+    expect(logged.message).toContain(`params: ${PARAMS_REDACTED}`);
+    expect(logged.stack).toContain(`params: ${PARAMS_REDACTED}`);
   });
 });

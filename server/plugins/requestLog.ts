@@ -1,4 +1,5 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { type SerializedError, stdSerializers } from 'pino';
 
 /** How often the refusals of the rate limits are summed up in one log line. */
 export const REFUSALS_LOG_MS = 60_000;
@@ -53,3 +54,25 @@ export class RequestLog extends LogController {
     this.total = 0;
   }
 }
+
+/** What stands in for a failed statement's parameters in the log. */
+export const PARAMS_REDACTED = '[redacted]';
+
+/**
+ * The log's `err` serializer: pino's own, without a failed statement's parameters. drizzle puts
+ * them in its error (`params`, and "params: ..." in the message and stack), and for a send they
+ * are what a visitor or agent wrote: message text, names, emails. The statement and PostgreSQL's
+ * code and message stay, which is what finds the fault.
+ */
+export function serializeError(err: Error): SerializedError {
+  const out = stdSerializers.err(err);
+  if (!out || typeof out !== 'object') return out; // not an error: pino passes it through
+  if ('params' in out) out.params = PARAMS_REDACTED;
+  const redact = (text: string) => text.replace(/^params: .*$/m, `params: ${PARAMS_REDACTED}`);
+  if (typeof out.message === 'string') out.message = redact(out.message);
+  if (typeof out.stack === 'string') out.stack = redact(out.stack);
+  return out;
+}
+
+/** The logger's options, for the app and the job worker alike. */
+export const loggerOptions = (level: string) => ({ level, serializers: { err: serializeError } });
