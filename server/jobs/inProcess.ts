@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, lte, min } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, lte, min, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { jobs, outbox } from '../db/schema.js';
 import type { OutboxEntry, OutboxRow } from '../outbox/outbox.js';
@@ -39,14 +39,22 @@ export class InProcessRunner implements JobBackend {
     private ctx: JobContext,
   ) {}
 
-  /** Outbox sink: the job moves into the runner's table and leaves the outbox in one transaction. */
+  /**
+   * Outbox sink: the job moves into the runner's table and leaves the outbox in one statement
+   * (atomic by itself: no transaction's begin and commit around two statements, which made up
+   * most of a new chat's statements on the embedded database; issue 11). The row is taken out
+   * first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing;
+   * a job already pending under the same dedupe key joins it (the partial unique index).
+   */
   async deliver(row: OutboxRow): Promise<'removed'> {
-    const added = await this.db.transaction(async (tx) => {
-      // Taken out first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing.
-      const [taken] = await tx.delete(outbox).where(eq(outbox.id, row.id)).returning({ id: outbox.id });
-      return taken ? this.insert(tx, row.name, row.payload, row.runAt, row.dedupeKey) : false;
-    });
-    if (added) this.wakeAt(new Date(row.runAt).getTime());
+    const moved = await this.db.execute<{ id: string }>(sql`
+      with taken as (delete from ${outbox} where ${outbox.id} = ${row.id} returning 1)
+      insert into ${jobs} (name, payload, max_attempts, backoff_ms, run_at, dedupe_key)
+      select ${row.name}, ${JSON.stringify(row.payload)}::jsonb, ${this.ctx.settings.attempts}, ${this.ctx.settings.backoffMs},
+        ${new Date(row.runAt).toISOString()}::timestamptz, ${row.dedupeKey} from taken
+      on conflict do nothing
+      returning id`);
+    if ((moved as unknown as { rows: unknown[] }).rows.length > 0) this.wakeAt(new Date(row.runAt).getTime());
     return 'removed';
   }
 
