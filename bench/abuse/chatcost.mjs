@@ -9,14 +9,13 @@
 // followed by BENCH_CHATCOST_SETTLE_MS for the jobs it caused. Printed per visitor and per chat:
 // the server's CPU (its background rate over the phase taken out), and on PostgreSQL its backends'
 // CPU and the transactions committed (pg_stat_database).
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ROOT, backendPids, cpuMs, cpuOf, cpuSpent, createDatabase, freePort, loadAverage, sleep, startRedis } from '../lib.mjs';
+import { backendPids, cpuMs, cpuOf, cpuSpent, createDatabase, loadAverage, sleep, startRedis } from '../lib.mjs';
 import { call, closeAgents } from './http.mjs';
+import { registerAccount, serverEntry, startServer } from './server.mjs';
 
 const MODES = (process.env.BENCH_CHATCOST_MODES ?? 'embedded,postgres,redis').split(',').filter(Boolean);
 const N = Number(process.env.BENCH_CHATCOST_N ?? 30);
@@ -25,33 +24,7 @@ const SETTLE_MS = Number(process.env.BENCH_CHATCOST_SETTLE_MS ?? 5000);
 const CHAT_GAP_MS = 300;
 const NODE_ARGS = (process.env.BENCH_CHATCOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 // BENCH_CHATCOST_SERVER: another build's entry point (e.g. the previous commit's, to compare back to back).
-const SERVER = process.env.BENCH_CHATCOST_SERVER ? path.resolve(process.env.BENCH_CHATCOST_SERVER) : path.join(ROOT, 'server/dist/index.js');
-
-async function startServer(env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_ARGS, SERVER], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline && child.exitCode === null; await sleep(200)) {
-    if ((await call(base, 'GET', '/readyz')).status === 200) {
-      return {
-        base,
-        pid: child.pid,
-        async stop() {
-          if (child.exitCode !== null) return;
-          const gone = new Promise((r) => child.once('exit', r));
-          process.kill(child.pid, 'SIGTERM');
-          await gone;
-        },
-      };
-    }
-  }
-  if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-  throw new Error('the server did not become ready');
-}
+const SERVER = serverEntry(process.env.BENCH_CHATCOST_SERVER);
 
 /** Transactions committed in the database so far (backends report theirs within a second: the settle covers it). */
 async function commits(dbUrl) {
@@ -82,13 +55,9 @@ async function runMode(mode) {
       cleanup.unshift(() => redis.stop());
       env.REDIS_URL = redis.url;
     }
-    const server = await startServer(env);
+    const server = await startServer({ entry: SERVER, env, nodeArgs: NODE_ARGS });
     cleanup.unshift(() => server.stop());
-    const email = `owner-${randomBytes(3).toString('hex')}@example.com`;
-    const reg = await call(server.base, 'POST', '/api/vms/register', { json: { name: 'Chat Cost', email, password: 'Sup3r-secret!', password_confirmation: 'Sup3r-secret!' } });
-    if (reg.status !== 201) throw new Error(`register: ${reg.status}`);
-    const settings = await call(server.base, 'GET', '/api/vms/integration', { token: reg.body.token });
-    const key = /data-widget="([^"]+)"/.exec(settings.body.script)[1];
+    const { key } = await registerAccount(server.base, 'Chat Cost');
     await sleep(2000); // the registration's own jobs
 
     const pids = async () => [server.pid, ...(db ? await backendPids(db.name) : [])];

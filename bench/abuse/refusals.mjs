@@ -3,17 +3,18 @@
 // else calling it; for each kind of refusal the budget is spent first, then N refused calls are
 // sent (20 at a time, keep-alive) and the server process's user + system CPU is divided by N.
 // Usage: node bench/abuse/refusals.mjs [N=3000]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { io } from 'socket.io-client';
-import { ROOT, freePort, sleep } from '../lib.mjs';
+import { sleep } from '../lib.mjs';
 import { call, closeAgents } from './http.mjs';
+import { registerAccount, serverEntry, startServer } from './server.mjs';
 
 const N = Number(process.argv[2] ?? 3000);
-const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
+const SERVER = serverEntry(process.env.BENCH_ABUSE_SERVER);
 const LOG_LEVEL = process.env.BENCH_ABUSE_LOG_LEVEL ?? 'info'; // the shipped default
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
@@ -41,22 +42,10 @@ async function paced(perSecond, seconds, fn) {
 }
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-refusals-'));
-const port = await freePort();
-const child = spawn(process.execPath, ['--disable-warning=FSTDEP023', SERVER], {
-  cwd: ROOT,
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL, DATA_DIR: dataDir },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const base = `http://127.0.0.1:${port}`;
+const server = await startServer({ entry: SERVER, env: { LOG_LEVEL, DATA_DIR: dataDir } });
+const { base } = server;
 try {
-  for (let i = 0; ; i++) {
-    if ((await call(base, 'GET', '/readyz', { from: '127.0.0.1' })).status === 200) break;
-    if (i > 1500 || child.exitCode !== null) throw new Error('the server did not start');
-    await sleep(200);
-  }
-  const reg = await call(base, 'POST', '/api/vms/register', { from: '127.0.0.2', json: { name: 'Shop', email: `s${Date.now()}@example.com`, password: 'Sup3r-secret!', password_confirmation: 'Sup3r-secret!' } });
-  const settings = await call(base, 'GET', '/api/vms/integration', { from: '127.0.0.2', token: reg.body.token });
-  const key = /data-widget="([^"]+)"/.exec(settings.body.script)[1];
+  const { key } = await registerAccount(base, 'Shop', '127.0.0.2');
 
   /** Spends the budget with `spend`, then times N refused calls of `refused`. */
   async function measure(name, spend, refused) {
@@ -64,18 +53,18 @@ try {
     // What the accepted calls left to do (jobs, pushes) goes on for a while: wait, then measure
     // the server's background rate and take it out of the figure.
     await sleep(3000);
-    const idle0 = cpuMs(child.pid);
+    const idle0 = cpuMs(server.pid);
     await sleep(2000);
-    const idleRate = (cpuMs(child.pid) - idle0) / 2000;
+    const idleRate = (cpuMs(server.pid) - idle0) / 2000;
     const statuses = new Map();
-    const cpu0 = cpuMs(child.pid);
+    const cpu0 = cpuMs(server.pid);
     const t0 = performance.now();
     await pool(N, 20, async (i) => {
       const s = await refused(i);
       statuses.set(s, (statuses.get(s) ?? 0) + 1);
     });
     const ms = performance.now() - t0;
-    const cpu = cpuMs(child.pid) - cpu0 - idleRate * ms;
+    const cpu = cpuMs(server.pid) - cpu0 - idleRate * ms;
     const got = [...statuses].map(([s, n]) => `${n} x ${s}`).join(', ');
     console.log(`${name.padEnd(44)} ${(cpu / N * 1000).toFixed(0).padStart(5)} us CPU per call  (${N} calls in ${(ms / 1000).toFixed(1)} s, ${got}; background ${(idleRate * 1000).toFixed(0)} ms/s taken out)`);
   }
@@ -108,7 +97,7 @@ try {
     keep.push(s);
   }
   const handshakes = Math.min(N, 1000);
-  const cpu0 = cpuMs(child.pid);
+  const cpu0 = cpuMs(server.pid);
   let refusedSockets = 0;
   await pool(handshakes, 20, async () => {
     const s = io(base, { auth: { widget_key: key, visitor_token: token }, transports: ['websocket'], reconnection: false, forceNew: true, localAddress: '127.0.0.24' });
@@ -121,12 +110,11 @@ try {
     });
     s.close();
   });
-  const cpu = cpuMs(child.pid) - cpu0;
+  const cpu = cpuMs(server.pid) - cpu0;
   console.log(`${'socket handshake over the per-visitor cap'.padEnd(44)} ${(cpu / handshakes * 1000).toFixed(0).padStart(5)} us CPU per call  (${handshakes} handshakes, ${refusedSockets} refused)`);
   for (const s of keep) s.close();
 } finally {
   closeAgents();
-  process.kill(child.pid, 'SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await server.stop();
   await rm(dataDir, { recursive: true, force: true });
 }

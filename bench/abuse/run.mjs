@@ -6,7 +6,7 @@
 // embedded: one node on PGlite, no Redis. cluster: two nodes on PostgreSQL + a private redis-server;
 // the floods hit node A (sockets alternate A and B), the other tenant's console calls node B.
 // The server runs with its default limits: the bench shows what they let through.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -15,8 +15,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { io } from 'socket.io-client';
-import { BENCH_DIR, ROOT, createDatabase, freePort, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
+import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
 import { call, closeAgents } from './http.mjs';
+import { registerAccount, serverEntry, startServer } from './server.mjs';
 
 const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
@@ -24,7 +25,7 @@ const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const REPEAT = Number(process.env.BENCH_ABUSE_REPEAT ?? 2);
 const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'sockets,visitors,uploads,mail').split(',').filter(Boolean);
 // BENCH_ABUSE_SERVER: another build's entry point (e.g. the previous commit's, to compare back to back).
-const SERVER = process.env.BENCH_ABUSE_SERVER ? path.resolve(process.env.BENCH_ABUSE_SERVER) : path.join(ROOT, 'server/dist/index.js');
+const SERVER = serverEntry(process.env.BENCH_ABUSE_SERVER);
 // Where the attacker runs: on this 2-core machine the flood's own client (thousands of requests
 // a second) takes CPU from the servers, which no remote attacker can do. BENCH_ABUSE_PIN=split
 // (needs taskset and 2+ CPUs) runs the flooding process on the last CPU and the servers, their
@@ -110,47 +111,8 @@ async function pool(count, concurrency, seconds, task) {
 
 // ---- servers --------------------------------------------------------------------------------
 
-async function startNode(env) {
-  const port = await freePort();
-  const args = ['--disable-warning=FSTDEP023', ...NODE_ARGS, SERVER];
-  const child = spawn(PIN ? 'taskset' : process.execPath, PIN ? ['-c', SERVER_CPUS, process.execPath, ...args] : args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...SERVER_ENV, ...env },
-    stdio: ['ignore', process.env.BENCH_ABUSE_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  // Start-up (PGlite's first run, migrations) takes seconds on a quiet machine, minutes on a loaded one.
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline && child.exitCode === null; ) {
-    if ((await call(base, 'GET', '/readyz')).status === 200) {
-      return {
-        base,
-        pid: child.pid,
-        async stop() {
-          if (child.exitCode !== null) return;
-          const gone = new Promise((r) => child.once('exit', r));
-          process.kill(child.pid, 'SIGTERM');
-          const t = setTimeout(() => child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 10_000);
-          await gone;
-          clearTimeout(t);
-        },
-      };
-    }
-    await sleep(200);
-  }
-  if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-  throw new Error('the server did not become ready');
-}
-
-async function register(base, name, from) {
-  const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${randomBytes(3).toString('hex')}@example.com`;
-  const password = 'Sup3r-secret!';
-  const res = await call(base, 'POST', '/api/vms/register', { from, json: { name, email, password, password_confirmation: password } });
-  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const settings = await call(base, 'GET', '/api/vms/integration', { token: res.body.token, from });
-  const key = /data-widget="([^"]+)"/.exec(settings.body?.script ?? '')?.[1];
-  if (!key) throw new Error(`no widget key in ${JSON.stringify(settings.body)}`);
-  return { token: res.body.token, key };
-}
+const startNode = (env) =>
+  startServer({ entry: SERVER, env: { ...SERVER_ENV, ...env }, nodeArgs: NODE_ARGS, cpus: PIN ? SERVER_CPUS : undefined, stdout: Boolean(process.env.BENCH_ABUSE_SERVER_STDOUT) });
 
 // ---- scenarios ------------------------------------------------------------------------------
 
@@ -362,8 +324,8 @@ async function runMode(mode) {
       nodes = { flood: [a.base], console: a.base, pids: [a.pid] };
     }
     // Two tenants: the flooded one, and the other whose console is timed (with some conversations).
-    const target = await register(nodes.flood[0], 'Flooded Shop', '127.0.0.200');
-    const other = await register(nodes.console, 'Other Tenant', '127.0.0.201');
+    const target = await registerAccount(nodes.flood[0], 'Flooded Shop', '127.0.0.200');
+    const other = await registerAccount(nodes.console, 'Other Tenant', '127.0.0.201');
     for (let i = 0; i < 30; i++) {
       const from = `127.0.2.${i + 1}`;
       const v = await call(nodes.console, 'POST', '/api/widget/visitors', { from, json: { unique_code: other.key, name: `Customer ${i}` } });
