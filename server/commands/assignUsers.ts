@@ -1,4 +1,4 @@
-import { and, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { conversations, users, visitors } from '../db/schema.js';
 import { notFound, validationError } from '../errors.js';
@@ -48,6 +48,9 @@ export async function assignUsers(deps: { db: Db; events: DomainEvents }, actor:
       .from(conversations)
       .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
       .where(and(scope, wanted.length > 0 ? or(eq(conversations.assigneeId, member.id), inArray(conversations.visitorId, wanted)) : eq(conversations.assigneeId, member.id)))
+      // In id order, as every writer of several conversations (db/conversationLocks.ts): a
+      // message batch holding one of them makes this wait, not deadlock.
+      .orderBy(asc(conversations.id))
       .for('update', { of: conversations });
     const wantedSet = new Set(wanted);
     if (rows.filter((r) => wantedSet.has(r.conversation.visitorId)).length !== wanted.length) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { statusPatch } from '../commands/conversationLifecycle.js';
 import { lines } from '../commands/systemLine.js';
 import type { Db } from '../db/client.js';
+import { lockConversationsInOrder } from '../db/conversationLocks.js';
 import { accounts, conversations, messages, users, visitors } from '../db/schema.js';
 import type { DomainEvents } from '../services/domainEvents.js';
 import { DeferJob, defineJob, type JobContext, type JobQueue } from './types.js';
@@ -75,11 +76,8 @@ export async function autoResolve(p: { accountId: string }, ctx: JobContext, now
   const cutoff = new Date(now.getTime() - hours * HOUR_MS);
   const open = and(eq(conversations.accountId, p.accountId), eq(conversations.status, 'open'));
   const resolved = await ctx.db.transaction(async (tx) => {
-    const due = tx
-      .select({ id: conversations.id })
-      .from(conversations)
-      .where(and(open, lte(lastActivity, cutoff)))
-      .limit(AUTO_RESOLVE_BATCH);
+    const due = await lockConversationsInOrder(tx, and(open, lte(lastActivity, cutoff)), AUTO_RESOLVE_BATCH);
+    if (due.length === 0) return [];
     const rows = await tx
       .update(conversations)
       .set({ status: 'resolved', resolvedAt: now, snoozedUntil: null })

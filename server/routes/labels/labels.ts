@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LABEL_NAME_TAKEN, LABEL_UNKNOWN, MAX_LABELS, TOO_MANY_LABELS, conversationLabelsSchema, labelPatchSchema, labelSchema } from '@parley/shared';
 import type { Db } from '../../db/client.js';
+import { lockConversationsInOrder } from '../../db/conversationLocks.js';
 import { conversationLabels, conversations, labels } from '../../db/schema.js';
 import { isForeignKeyViolation, isUniqueViolation, notFound, validationError } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
@@ -93,10 +94,9 @@ export default async function labelsRoutes(fastify: FastifyInstance): Promise<vo
       const id = parseRowId(request.params.id, NOT_FOUND);
       const gone = await app.db.transaction(async (tx) => {
         // The labelled conversations change too: stamp them for consoles polling changes_since.
-        await tx
-          .update(conversations)
-          .set({ id: sql`${conversations.id}` })
-          .where(and(eq(conversations.accountId, request.actor.accountId), inArray(conversations.id, tx.select({ id: conversationLabels.conversationId }).from(conversationLabels).where(eq(conversationLabels.labelId, id)))));
+        const labelled = tx.select({ id: conversationLabels.conversationId }).from(conversationLabels).where(eq(conversationLabels.labelId, id));
+        const touched = await lockConversationsInOrder(tx, and(eq(conversations.accountId, request.actor.accountId), inArray(conversations.id, labelled)));
+        if (touched.length > 0) await tx.update(conversations).set({ id: sql`${conversations.id}` }).where(inArray(conversations.id, touched));
         return tx.delete(labels).where(inAccount(request.actor, id)).returning({ id: labels.id });
       });
       if (gone.length === 0) throw notFound(NOT_FOUND);
