@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase } from '../test/harness.js';
+import { waitingOnLock } from '../test/locks.js';
 import { openPostgres, type Database } from './client.js';
 
 /**
@@ -35,19 +36,6 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Resolves once a backend running `text` waits on a lock. */
-async function waitingOnLock(text: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await admin.query(
-      "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like $1",
-      [`%${text}%`],
-    );
-    if (rows.length > 0) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`nothing running "${text}" waits on a lock`);
-}
-
 describe('a statement chosen as a deadlock victim', () => {
   it('is run again, and ends as if it had waited its turn', async () => {
     await admin.query('insert into deadlock_probe values (1, 0), (2, 0)');
@@ -61,11 +49,11 @@ describe('a statement chosen as a deadlock victim', () => {
         () => 'done',
         (err: { code?: string }) => `failed ${err.code ?? (err as { cause?: { code?: string } }).cause?.code}`,
       );
-    await waitingOnLock('set v = v + 1');
+    await waitingOnLock(admin, 'query like $1', ['%set v = v + 1%']);
     // Now the other side wants row 1: a cycle. The app's statement checks first and is aborted.
     const otherDone = other.query('update deadlock_probe set v = v + 100 where id = 1');
     await otherDone; // it got row 1 once the app's first run was undone
-    await waitingOnLock('set v = v + 1'); // the second run waits for row 2 again
+    await waitingOnLock(admin, 'query like $1', ['%set v = v + 1%']); // the second run waits for row 2 again
     await other.query('commit');
     expect(await app).toBe('done');
     const { rows } = await admin.query<{ id: number; v: number }>('select id, v from deadlock_probe order by id');
