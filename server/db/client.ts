@@ -126,7 +126,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 type PoolClient = pg.PoolClient & { release: (err?: Error | boolean) => void };
 
 /** Runs of a statement PostgreSQL chose as a deadlock's victim, after the first. */
-export const DEADLOCK_RETRIES = 2;
+const DEADLOCK_RETRIES = 2;
 
 async function retryOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
