@@ -3,26 +3,17 @@
 // else calling it; for each kind of refusal the budget is spent first, then N refused calls are
 // sent (20 at a time, keep-alive) and the server process's user + system CPU is divided by N.
 // Usage: node bench/abuse/refusals.mjs [N=3000]
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { io } from 'socket.io-client';
-import { sleep } from '../lib.mjs';
+import { cpuMs, sleep } from '../lib.mjs';
 import { call, closeAgents } from './http.mjs';
 import { registerAccount, serverEntry, startServer } from './server.mjs';
 
 const N = Number(process.argv[2] ?? 3000);
 const SERVER = serverEntry(process.env.BENCH_ABUSE_SERVER);
 const LOG_LEVEL = process.env.BENCH_ABUSE_LOG_LEVEL ?? 'info'; // the shipped default
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-}
 
 async function pool(count, concurrency, task) {
   let next = 0;

@@ -133,6 +133,7 @@ async function retryOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
+      // The driver's own error here (errors.ts's pgErrorCode also reads drizzle's wrapper, and imports this module).
       if (attempt >= DEADLOCK_RETRIES || (err as { code?: unknown } | null)?.code !== '40P01') throw err;
       // A few milliseconds, spread: two victims of one cycle do not meet again at once.
       await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * (attempt + 1)));

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray, lte, min, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../db/client.js';
+import { type SQL, and, asc, count, eq, inArray, lte, min, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
 import { jobs, outbox } from '../db/schema.js';
 import type { OutboxEntry, OutboxRow } from '../outbox/outbox.js';
 import { backoffDelay, runJob } from './registry.js';
@@ -43,35 +43,34 @@ export class InProcessRunner implements JobBackend {
    * Outbox sink: the job moves into the runner's table and leaves the outbox in one statement
    * (atomic by itself: no transaction's begin and commit around two statements, which made up
    * most of a new chat's statements on the embedded database; issue 11). The row is taken out
-   * first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing;
-   * a job already pending under the same dedupe key joins it (the partial unique index).
+   * first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing.
    */
   async deliver(row: OutboxRow): Promise<'removed'> {
-    const moved = await this.db.execute<{ id: string }>(sql`
-      with taken as (delete from ${outbox} where ${outbox.id} = ${row.id} returning 1)
-      insert into ${jobs} (name, payload, max_attempts, backoff_ms, run_at, dedupe_key)
-      select ${row.name}, ${JSON.stringify(row.payload)}::jsonb, ${this.ctx.settings.attempts}, ${this.ctx.settings.backoffMs},
-        ${new Date(row.runAt).toISOString()}::timestamptz, ${row.dedupeKey} from taken
-      on conflict do nothing
-      returning id`);
-    if ((moved as unknown as { rows: unknown[] }).rows.length > 0) this.wakeAt(new Date(row.runAt).getTime());
+    const taken = sql`with taken as (delete from ${outbox} where ${outbox.id} = ${row.id} returning 1)`;
+    const runAt = new Date(row.runAt);
+    if (await this.insert({ name: row.name, payload: row.payload, runAt, dedupeKey: row.dedupeKey }, taken)) this.wakeAt(runAt.getTime());
     return 'removed';
   }
 
   /** Without a transaction to join, a job goes straight into the table (durable at once; no relay needed). */
   async insertNow(entry: OutboxEntry): Promise<void> {
     const runAt = new Date(Date.now() + (entry.delayMs ?? 0));
-    if (await this.insert(this.db, entry.name, entry.payload, runAt, entry.dedupeKey ?? null)) this.wakeAt(runAt.getTime());
+    if (await this.insert({ name: entry.name, payload: entry.payload, runAt, dedupeKey: entry.dedupeKey ?? null })) this.wakeAt(runAt.getTime());
   }
 
-  private async insert(db: Tx, name: string, payload: unknown, runAt: Date, dedupeKey: string | null): Promise<boolean> {
-    const inserted = await db
-      .insert(jobs)
-      .values({ name, payload, maxAttempts: this.ctx.settings.attempts, backoffMs: this.ctx.settings.backoffMs, runAt, dedupeKey })
-      // The only conflict is the partial unique index on dedupe_key: already pending, it joins that job.
-      .onConflictDoNothing()
-      .returning({ id: jobs.id });
-    return inserted.length > 0;
+  /**
+   * Adds a job, or joins the one already pending under its dedupe key (the partial unique index:
+   * the only conflict). With `taken` (a CTE named taken), only if that yields a row. Whether it was added.
+   */
+  private async insert(job: { name: string; payload: unknown; runAt: Date; dedupeKey: string | null }, taken?: SQL): Promise<boolean> {
+    const { attempts, backoffMs } = this.ctx.settings;
+    const added = await this.db.execute(sql`${taken ?? sql``}
+      insert into ${jobs} (name, payload, max_attempts, backoff_ms, run_at, dedupe_key)
+      select ${job.name}, ${JSON.stringify(job.payload)}::jsonb, ${attempts}, ${backoffMs}, ${job.runAt.toISOString()}::timestamptz, ${job.dedupeKey}
+      ${taken ? sql`from taken` : sql``}
+      on conflict do nothing
+      returning id`);
+    return (added as unknown as { rows: unknown[] }).rows.length > 0;
   }
 
   async cancel(dedupeKey: string): Promise<void> {
