@@ -139,33 +139,37 @@ const CLAIM_TTL_MS = 2 * 60_000;
  * count runs under a transaction-scoped advisory lock on the account, and a visitor let
  * through leaves a claim (or its offline conversation is counted) before the lock is released,
  * so the next check already counts it although sendMessage opens the conversation afterwards.
+ *
+ * Returns whether the visitor had a conversation: sendMessage opens a missing one directly
+ * (`newConversation`), without first trying to append to it.
  */
 export async function assertVisitorCanChat(
   deps: { db: Db; events: DomainEvents },
   visitor: { id: string; accountId: string },
   now: Date,
-): Promise<void> {
+): Promise<{ hasConversation: boolean }> {
   const { db } = deps;
   const [open] = await db
     .select({ id: conversations.id, countedAt: conversations.countedAt })
     .from(conversations)
     .where(eq(conversations.visitorId, visitor.id))
     .limit(1);
-  if (open?.countedAt) return;
+  const seen = { hasConversation: Boolean(open) };
+  if (open?.countedAt) return seen;
   if (open) {
     const [answered] = await db
       .select({ id: messages.id })
       .from(messages)
       .where(and(eq(messages.conversationId, open.id), eq(messages.senderType, 'user')))
       .limit(1);
-    if (answered) return;
+    if (answered) return seen;
   }
   // The offline-form conversation becomes a chat of this month's count.
   const countOffline = (tx: Tx) => (open ? tx.update(conversations).set({ countedAt: now }).where(eq(conversations.id, open.id)) : undefined);
   const limit = chatLimitOf((await planInForce(db, visitor.accountId, now)).plan);
   if (limit === null) {
     await countOffline(db);
-    return;
+    return seen;
   }
   const allowed = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`parley:chat-limit:${visitor.accountId}`}, 0))`);
@@ -184,6 +188,7 @@ export async function assertVisitorCanChat(
     await deps.events.emit('chat.limitReached', { accountId: visitor.accountId, month: monthKey(now) });
     throw new HttpError(403, CHAT_LIMIT_MESSAGE);
   }
+  return seen;
 }
 
 /**
@@ -192,9 +197,13 @@ export async function assertVisitorCanChat(
  * visitor's first message (same lock and claim). A conversation that exists, even one opened by
  * the offline form, takes the reply (answering it is the owner's choice, never counted).
  */
-export async function assertAgentCanStartChat(deps: { db: Db; events: DomainEvents }, visitor: { id: string; accountId: string }, now: Date): Promise<void> {
+export async function assertAgentCanStartChat(
+  deps: { db: Db; events: DomainEvents },
+  visitor: { id: string; accountId: string },
+  now: Date,
+): Promise<{ hasConversation: boolean }> {
   const [open] = await deps.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.visitorId, visitor.id)).limit(1);
-  if (!open) await assertVisitorCanChat(deps, visitor, now);
+  return open ? { hasConversation: true } : assertVisitorCanChat(deps, visitor, now);
 }
 
 /** This month's chats plus the claims of first messages whose conversation may not exist yet (one visitor counts once). */

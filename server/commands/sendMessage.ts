@@ -48,6 +48,13 @@ export interface SendMessageInput {
   originSocketId?: string | undefined;
   /** Issue 17: this bot message is the assistant's hand-over: when the team is back or replies (ai_handovers), for the widget to word. */
   handover?: { backAt: Date | null; replySeconds: number | null } | undefined;
+  /**
+   * The caller has just seen that the visitor has no conversation (the plan's new-chat check
+   * looks): it is opened at once, complete with this message, instead of first trying the
+   * one-statement append, which would find none. A hint only: a conversation another send opened
+   * meanwhile is joined as usual.
+   */
+  newConversation?: boolean | undefined;
 }
 
 export interface SendMessageResult {
@@ -94,7 +101,10 @@ async function findByClientId(db: Tx, visitorId: string, clientId: string): Prom
  */
 export async function sendMessage(deps: Deps, input: SendMessageInput): Promise<SendMessageResult> {
   // An agent's message to a visitor without a conversation starts a chat: the plan's limit applies.
-  if (input.senderType === 'user') await assertAgentCanStartChat(deps, input.visitor, new Date());
+  if (input.senderType === 'user') {
+    const { hasConversation } = await assertAgentCanStartChat(deps, input.visitor, new Date());
+    input = { ...input, newConversation: !hasConversation };
+  }
   const facts = {
     accountId: input.visitor.accountId,
     senderType: input.senderType,
@@ -142,19 +152,31 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
   const file = { filePath, fileName: attached?.name ?? '', fileType: attached?.mime ?? '', fileSize: attached?.bytes.length ?? 0 };
 
   // The assistant's answer (ai_answers) or hand-over (ai_handovers) records its row in the message's transaction: only the transaction path does.
-  const fast = input.ai || input.handover ? undefined : await appendToConversation(db, input, file, rules);
+  const fast = input.ai || input.handover || input.newConversation ? undefined : await appendToConversation(db, input, file, rules);
   if (fast) return fast;
 
+  const fromVisitor = input.senderType === 'visitor';
   return db.transaction(async (tx) => {
     // Most messages join a conversation that exists: look first, insert only when missing.
     // Two first messages at once: the unique index on visitor_id keeps one conversation.
     const byVisitor = eq(conversations.visitorId, visitor.id);
-    let [conversation] = await tx.select().from(conversations).where(byVisitor);
+    let [conversation] = input.newConversation ? [] : await tx.select().from(conversations).where(byVisitor);
     let opened = false;
     if (!conversation) {
       const created = await tx
         .insert(conversations)
-        .values({ accountId, visitorId: visitor.id, ...(input.countsTowardLimit === false ? { countedAt: null } : {}) })
+        .values({
+          accountId,
+          visitorId: visitor.id,
+          ...(input.countsTowardLimit === false ? { countedAt: null } : {}),
+          // Opened complete with this message (now() is the transaction's time, the message's
+          // created_at too): no update of the new row after the message, and the messages
+          // trigger (0017) finds its times already set. One row version instead of three.
+          lastMessage: lastMessageOf(input),
+          lastMessageAt: sql`now()`,
+          unreadCount: fromVisitor ? 1 : 0,
+          ...(fromVisitor ? { firstVisitorMessageAt: sql`now()`, waitingSince: sql`now()` } : {}),
+        })
         .onConflictDoNothing({ target: conversations.visitorId })
         .returning();
       opened = created.length > 0;
@@ -204,22 +226,25 @@ async function storeMessage(deps: Deps, input: SendMessageInput, rules: MessageJ
       await tx.insert(aiHandovers).values({ messageId: inserted.id, accountId, conversationId: conversation.id, backAt, replySeconds });
     }
 
-    const fromVisitor = input.senderType === 'visitor';
     // A visitor writing reopens a pending (snoozed) or resolved conversation, with a system line.
     const reopens = fromVisitor && conversation.status !== 'open';
     // A visitor's new chat may be routed to an Agent (policies/routing.ts); offline-form messages are not chats.
     const routed = opened && fromVisitor && input.countsTowardLimit !== false ? await routeNewConversation(db, tx, accountId) : null;
-    const [updated] = await tx
-      .update(conversations)
-      .set({
-        lastMessage: lastMessageOf(input),
-        lastMessageAt: inserted.createdAt,
-        unreadCount: fromVisitor ? sql`${conversations.unreadCount} + 1` : 0,
-        ...(reopens ? statusPatch(conversation, 'open', inserted.createdAt) : {}),
-        ...(routed ? { assigneeId: routed.id } : {}),
-      })
-      .where(eq(conversations.id, conversation.id))
-      .returning();
+    // A conversation this message opened already carries it: only routing changes it further.
+    const [updated] =
+      opened && !routed
+        ? [conversation]
+        : await tx
+            .update(conversations)
+            .set({
+              lastMessage: lastMessageOf(input),
+              lastMessageAt: inserted.createdAt,
+              unreadCount: opened ? conversation.unreadCount : fromVisitor ? sql`${conversations.unreadCount} + 1` : 0,
+              ...(reopens ? statusPatch(conversation, 'open', inserted.createdAt) : {}),
+              ...(routed ? { assigneeId: routed.id } : {}),
+            })
+            .where(eq(conversations.id, conversation.id))
+            .returning();
     const changes: NonNullable<SendMessageResult['changes']> = [];
     if (reopens) {
       const line = await insertSystemLine(tx, conversation, lines.reopenedByItself(), null);

@@ -103,13 +103,14 @@ function widgetListeners(app: FastifyInstance): WidgetListeners {
       // In the account's turn on this node (services/widgetWrites.ts); a socket whose chat is under way is not held.
       const result = await widgetWrite(app, { accountId: data.accountId, visitorId: data.visitorId, startsChat: true, ...(data.chatting ? { chatting: true } : {}) }, async () => {
         // Once this socket's chat is under way, the plan's new-chat limit no longer applies to it.
-        if (!data.chatting) await assertVisitorCanChat(app, visitor, new Date());
+        const seen = data.chatting ? undefined : await assertVisitorCanChat(app, visitor, new Date());
         return sendMessage(app, {
           visitor,
           senderType: 'visitor',
           author: null,
           text: input.message,
           clientId: input.client_id,
+          newConversation: seen ? !seen.hasConversation : undefined,
           // Its ack below carries the message: the visitor's push leaves this socket out.
           originSocketId: socket.id,
         });

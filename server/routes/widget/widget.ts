@@ -263,7 +263,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
       if (!input.message && !form.image && !form.file) throw new HttpError(422, MESSAGE_REQUIRED, { message: [MESSAGE_REQUIRED] });
       const visitor = request.visitor;
       const result = await widgetWrite(app, { accountId: visitor.accountId, visitorId: visitor.id, startsChat: true, chatting: request.visitorChatting }, async () => {
-        await assertVisitorCanChat(app, visitor, new Date());
+        const { hasConversation } = await assertVisitorCanChat(app, visitor, new Date());
         return sendMessage(app, {
           visitor,
           senderType: 'visitor',
@@ -272,6 +272,7 @@ export default async function widgetRoutes(fastify: FastifyInstance): Promise<vo
           image: form.image,
           file: form.file,
           clientId: input.client_id,
+          newConversation: !hasConversation,
         });
       });
       const data = presentMessage(result.message, visitor.id, result.authorName);
