@@ -1,8 +1,8 @@
 import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { createClient } from 'redis';
-import { failOutbox, finishOutbox, type OutboxRow } from '../outbox/outbox.js';
+import { failOutbox, finishOutbox, type OutboxHandOver, type OutboxRow } from '../outbox/outbox.js';
 import { runJob } from './registry.js';
-import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type JobCounts } from './types.js';
+import { DeferJob, PermanentJobError, type JobBackendBase, type JobContext, type JobCounts } from './types.js';
 
 const QUEUE_NAME = 'parley-jobs';
 const CONCURRENCY = 2;
@@ -20,7 +20,7 @@ const outboxIdOf = (jobId: string | undefined): number | undefined => (jobId?.st
  * the jobs; delays and retries with exponential backoff are BullMQ's own; failed jobs are kept
  * (removeOnFail: false). Deduplication is the outbox's (a key is held until the job finished).
  */
-export class BullmqRunner implements JobBackend {
+export class BullmqRunner implements JobBackendBase, OutboxHandOver {
   readonly kind = 'bullmq' as const;
   private queue: Queue;
   private queueClient: RedisClient;

@@ -1,9 +1,9 @@
-import { type SQL, and, asc, count, eq, inArray, lte, min, sql } from 'drizzle-orm';
+import { type SQL, and, count, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { jobs, outbox } from '../db/schema.js';
-import type { OutboxEntry, OutboxRow } from '../outbox/outbox.js';
+import type { OutboxEntry, OutboxTaker } from '../outbox/outbox.js';
 import { backoffDelay, runJob } from './registry.js';
-import { DeferJob, PermanentJobError, type JobBackend, type JobContext, type JobCounts } from './types.js';
+import { DeferJob, PermanentJobError, type JobBackendBase, type JobContext, type JobCounts } from './types.js';
 
 /** A running job whose process died is handed back after this long. */
 const LOCK_MS = 5 * 60_000;
@@ -18,13 +18,15 @@ const CONCURRENCY = 2;
 const CLOSE_GRACE_MS = 10_000;
 
 type JobRow = typeof jobs.$inferSelect;
+/** What running a claimed job needs. */
+type ClaimedJob = Pick<JobRow, 'id' | 'name' | 'payload' | 'attempts' | 'maxAttempts' | 'backoffMs'>;
 
 /**
  * The runner without Redis: the relay moves a job from the outbox into this table (so a delayed
  * or pending job survives a restart), claimed with FOR UPDATE SKIP LOCKED (safe with several
  * processes on PostgreSQL).
  */
-export class InProcessRunner implements JobBackend {
+export class InProcessRunner implements JobBackendBase, OutboxTaker {
   readonly kind = 'in-process' as const;
   private running = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -33,6 +35,8 @@ export class InProcessRunner implements JobBackend {
   private ticking = false;
   private again = false;
   private reclaimedAt = 0;
+  /** Jobs done since the last look at the table: the next look deletes them. */
+  private finished: number[] = [];
 
   constructor(
     private db: Db,
@@ -40,37 +44,47 @@ export class InProcessRunner implements JobBackend {
   ) {}
 
   /**
-   * Outbox sink: the job moves into the runner's table and leaves the outbox in one statement
-   * (atomic by itself: no transaction's begin and commit around two statements, which made up
-   * most of a new chat's statements on the embedded database; issue 11). The row is taken out
-   * first: a second relay moving the same row (its lock ran out) finds it gone and adds nothing.
+   * Outbox taker: up to `limit` of the topic's pending rows move into the runner's table and
+   * leave the outbox in one statement (atomic by itself: no claim, no hand-over per row; a new
+   * chat's jobs used to cost a claim and a move each, most of its statements on the embedded
+   * database; issue 11). A row whose dedupe key a pending job holds joins it (the first row wins
+   * within a pass, as one by one).
    */
-  async deliver(row: OutboxRow): Promise<'removed'> {
-    const taken = sql`with taken as (delete from ${outbox} where ${outbox.id} = ${row.id} returning 1)`;
-    const runAt = new Date(row.runAt);
-    if (await this.insert({ name: row.name, payload: row.payload, runAt, dedupeKey: row.dedupeKey }, taken)) this.wakeAt(runAt.getTime());
-    return 'removed';
+  async take(topic: string, limit: number): Promise<number> {
+    return this.addJobs(sql`
+      delete from ${outbox} where ${outbox.id} in (
+        select ${outbox.id} from ${outbox}
+        where ${outbox.topic} = ${topic} and ${outbox.status} = 'pending' and (${outbox.lockedUntil} is null or ${outbox.lockedUntil} < now())
+        order by ${outbox.id} limit ${limit} for update skip locked)
+      returning ${outbox.id}, ${outbox.name}, ${outbox.payload}, ${outbox.runAt}, ${outbox.dedupeKey}`);
   }
 
   /** Without a transaction to join, a job goes straight into the table (durable at once; no relay needed). */
   async insertNow(entry: OutboxEntry): Promise<void> {
-    const runAt = new Date(Date.now() + (entry.delayMs ?? 0));
-    if (await this.insert({ name: entry.name, payload: entry.payload, runAt, dedupeKey: entry.dedupeKey ?? null })) this.wakeAt(runAt.getTime());
+    const runAt = new Date(Date.now() + (entry.delayMs ?? 0)).toISOString();
+    await this.addJobs(
+      sql`select 0::bigint as id, ${entry.name}::text as name, ${JSON.stringify(entry.payload)}::jsonb as payload, ${runAt}::timestamptz as run_at, ${entry.dedupeKey ?? null}::text as dedupe_key`,
+    );
   }
 
   /**
-   * Adds a job, or joins the one already pending under its dedupe key (the partial unique index:
-   * the only conflict). With `taken` (a CTE named taken), only if that yields a row. Whether it was added.
+   * Adds a job for each row of `taken` (id, name, payload, run_at, dedupe_key), in id order; a
+   * row whose dedupe key a pending or running job holds joins it (the partial unique index: the
+   * only conflict). Wakes the runner for the earliest added. Returns how many rows `taken` had.
    */
-  private async insert(job: { name: string; payload: unknown; runAt: Date; dedupeKey: string | null }, taken?: SQL): Promise<boolean> {
+  private async addJobs(taken: SQL): Promise<number> {
     const { attempts, backoffMs } = this.ctx.settings;
-    const added = await this.db.execute(sql`${taken ?? sql``}
-      insert into ${jobs} (name, payload, max_attempts, backoff_ms, run_at, dedupe_key)
-      select ${job.name}, ${JSON.stringify(job.payload)}::jsonb, ${attempts}, ${backoffMs}, ${job.runAt.toISOString()}::timestamptz, ${job.dedupeKey}
-      ${taken ? sql`from taken` : sql``}
-      on conflict do nothing
-      returning id`);
-    return (added as unknown as { rows: unknown[] }).rows.length > 0;
+    const res = await this.db.execute(sql`
+      with taken as (${taken}),
+      added as (
+        insert into ${jobs} (name, payload, max_attempts, backoff_ms, run_at, dedupe_key)
+        select name, payload, ${attempts}, ${backoffMs}, run_at, dedupe_key from taken order by id
+        on conflict do nothing
+        returning run_at)
+      select (select count(*)::int from taken) as taken, (select min(run_at) from added) as next_at`);
+    const [row] = (res as unknown as { rows: { taken: number; next_at: Date | string | null }[] }).rows;
+    if (row?.next_at) this.wakeAt(new Date(row.next_at).getTime());
+    return row?.taken ?? 0;
   }
 
   async cancel(dedupeKey: string): Promise<void> {
@@ -95,6 +109,9 @@ export class InProcessRunner implements JobBackend {
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled(inFlight), new Promise((r) => (timeout = setTimeout(r, CLOSE_GRACE_MS)))]);
     clearTimeout(timeout);
+    // Finished since the last look (no tick runs once stopped): they leave the table now.
+    const done = this.finished.splice(0);
+    if (done.length > 0) await this.db.delete(jobs).where(inArray(jobs.id, done)).catch((err) => this.ctx.log.error({ err }, 'could not delete finished jobs'));
     if (this.running.size > 0) {
       // Still running after the grace period: hand them back so the next start runs them.
       await this.db
@@ -123,6 +140,7 @@ export class InProcessRunner implements JobBackend {
       return;
     }
     this.ticking = true;
+    let nextAt: number | null = null;
     try {
       do {
         this.again = false;
@@ -130,9 +148,17 @@ export class InProcessRunner implements JobBackend {
           this.reclaimedAt = Date.now();
           await this.reclaimStale();
         }
-        while (!this.stopped && this.running.size < CONCURRENCY) {
-          const job = await this.claim();
-          if (!job) break;
+        const free = this.stopped ? 0 : CONCURRENCY - this.running.size;
+        const done = this.finished.splice(0);
+        if (free <= 0 && done.length === 0) break;
+        let claimed: ClaimedJob[];
+        try {
+          ({ claimed, nextAt } = await this.claim(done, Math.max(0, free)));
+        } catch (err) {
+          this.finished.unshift(...done); // deleted with the next claim
+          throw err;
+        }
+        for (const job of claimed) {
           const run = this.execute(job).finally(() => {
             this.running.delete(job.id);
             this.wakeAt(Date.now());
@@ -145,26 +171,16 @@ export class InProcessRunner implements JobBackend {
     } finally {
       this.ticking = false;
     }
-    if (!this.stopped) await this.scheduleNext();
+    if (!this.stopped) this.scheduleNext(nextAt);
   }
 
-  private async scheduleNext(): Promise<void> {
-    if (this.running.size >= CONCURRENCY) {
-      // Every slot busy: nothing can start before one of them finishes, which ticks again.
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => void this.tick(), this.ctx.settings.pollMs);
-      return;
-    }
-    try {
-      const [row] = await this.db.select({ next: min(jobs.runAt) }).from(jobs).where(eq(jobs.status, 'pending'));
-      if (this.stopped) return;
-      const next = row?.next ? new Date(row.next).getTime() : Date.now() + this.ctx.settings.pollMs;
-      clearTimeout(this.timer);
-      const delay = Math.max(10, Math.min(next - Date.now(), this.ctx.settings.pollMs));
-      this.timer = setTimeout(() => void this.tick(), delay);
-    } catch (err) {
-      if (!this.stopped) this.ctx.log.error({ err }, 'job runner schedule failed');
-    }
+  /** The next look: when the earliest pending job is due, at the latest after the poll interval. */
+  private scheduleNext(nextAt: number | null): void {
+    clearTimeout(this.timer);
+    const { pollMs } = this.ctx.settings;
+    // Every slot busy: nothing can start before one of them finishes, which ticks again.
+    const delay = this.running.size >= CONCURRENCY || nextAt === null ? pollMs : Math.max(10, Math.min(nextAt - Date.now(), pollMs));
+    this.timer = setTimeout(() => void this.tick(), delay);
   }
 
   private async reclaimStale(): Promise<void> {
@@ -174,29 +190,44 @@ export class InProcessRunner implements JobBackend {
       .where(and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, new Date())));
   }
 
-  private async claim(): Promise<JobRow | undefined> {
+  /**
+   * One statement per look at the table: the jobs that finished since the last look leave it,
+   * up to `limit` due jobs are claimed (FOR UPDATE SKIP LOCKED), and the earliest pending job's
+   * time comes back for the next look (three statements per finished job before: the delete, a
+   * claim that found nothing, the earliest's select).
+   */
+  private async claim(done: number[], limit: number): Promise<{ claimed: ClaimedJob[]; nextAt: number | null }> {
     const now = new Date();
-    const due = this.db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)))
-      .orderBy(asc(jobs.runAt), asc(jobs.id))
-      .limit(1)
-      .for('update', { skipLocked: true });
-    const [job] = await this.db
-      .update(jobs)
-      .set({ status: 'running', lockedUntil: new Date(now.getTime() + LOCK_MS), updatedAt: now })
-      .where(and(inArray(jobs.id, due), eq(jobs.status, 'pending')))
-      .returning();
-    return job;
+    const lockedUntil = new Date(now.getTime() + LOCK_MS);
+    const res = await this.db.execute(sql`
+      with done as (delete from ${jobs} where ${jobs.id} = any(${`{${done.join(',')}}`}::bigint[])),
+      due as (
+        select ${jobs.id} from ${jobs} where ${jobs.status} = 'pending' and ${jobs.runAt} <= ${now.toISOString()}::timestamptz
+        order by ${jobs.runAt}, ${jobs.id} limit ${limit} for update skip locked),
+      claimed as (
+        update ${jobs} set status = 'running', locked_until = ${lockedUntil.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
+        where ${jobs.id} in (select id from due) and ${jobs.status} = 'pending'
+        returning id, name, payload, attempts, max_attempts, backoff_ms)
+      select claimed.*, (select min(${jobs.runAt}) from ${jobs} where ${jobs.status} = 'pending' and ${jobs.id} not in (select id from due)) as next_at
+      from (select 1) as one left join claimed on true`);
+    type Row = { id: string | number | null; name: string; payload: unknown; attempts: number; max_attempts: number; backoff_ms: number; next_at: Date | string | null };
+    const rows = (res as unknown as { rows: Row[] }).rows;
+    const next = rows[0]?.next_at;
+    return {
+      claimed: rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({ id: Number(r.id), name: r.name, payload: r.payload, attempts: r.attempts, maxAttempts: r.max_attempts, backoffMs: r.backoff_ms })),
+      nextAt: next ? new Date(next).getTime() : null,
+    };
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  private async execute(job: ClaimedJob): Promise<void> {
     const attempts = job.attempts + 1;
     try {
       await runJob(job.name, job.payload, this.ctx);
-      // Done jobs are not kept (like BullMQ's removeOnComplete); failed ones are.
-      await this.db.delete(jobs).where(eq(jobs.id, job.id));
+      // Done jobs are not kept (like BullMQ's removeOnComplete); failed ones are. The next look at
+      // the table deletes it (at once: a finished job wakes the runner).
+      this.finished.push(job.id);
     } catch (err) {
       if (err instanceof DeferJob) {
         await this.db

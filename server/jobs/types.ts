@@ -90,8 +90,14 @@ export interface JobRunner extends JobQueue {
   close(): Promise<void>;
 }
 
-/** What a runner does; the outbox and the relay in front of it are the same for both. */
-export interface JobBackend extends OutboxSink {
+/**
+ * What a runner does; the outbox and the relay in front of it are the same for both. BullMQ is
+ * handed the rows one by one (OutboxHandOver); the in-process runner, in the same database,
+ * takes them itself (OutboxTaker).
+ */
+export type JobBackend = JobBackendBase & OutboxSink;
+
+export interface JobBackendBase {
   readonly kind: 'bullmq' | 'in-process';
   /**
    * A job enqueued outside a transaction, when the backend is itself the database (in-process):

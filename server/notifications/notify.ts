@@ -1,11 +1,11 @@
-import { and, desc, eq, gt, max, ne } from 'drizzle-orm';
+import { and, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { conversations, messages, sentEmails, users, visitors, widgetSettings } from '../db/schema.js';
 import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
 import { takeFromBudget } from './budget.js';
-import { accountOwner, sendOnce } from './sendOnce.js';
+import { sendClaimed, sendRecorded } from './sendOnce.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
 
 const LAST_MESSAGES = 10;
@@ -22,74 +22,80 @@ export interface NotifyPayload {
   messageId?: number | undefined;
 }
 
-/** When the last email of this kind for the conversation was sent (the batching window). */
-async function lastSentAt(db: Db, conversationId: number, kind: NotificationKind, exceptKey = ''): Promise<Date | null> {
-  const [row] = await db
-    .select({ at: max(sentEmails.sentAt) })
-    .from(sentEmails)
-    .where(and(eq(sentEmails.conversationId, conversationId), eq(sentEmails.kind, kind), eq(sentEmails.status, 'sent'), ne(sentEmails.key, exceptKey)));
-  return row?.at ? new Date(row.at) : null;
-}
-
 /**
  * One notification job: checks the toggle, the answer (missed chat), the batching window and
  * the account's email budget, then sends the owner one email, recorded under a unique key
- * before sending.
+ * before sending. A new chat's email is seven statements: one read of everything the checks
+ * need, the budget's transaction (four, recording the email claimed by this run), the
+ * transcript, and marking it sent.
  */
 export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx: JobContext): Promise<void> {
   const { db, log } = ctx;
+  const key = `${kind}:${p.conversationId}:${p.key}`;
+  // The checks' facts in one read (each is a row of one account: nothing is cached between runs
+  // or nodes). The owner: the first row of a left join (accountOwner's query, joined).
   const [row] = await db
-    .select({ conversation: conversations, visitor: visitors })
+    .select({
+      conversationId: conversations.id,
+      visitor: { id: visitors.id, name: visitors.name, email: visitors.email, currentPage: visitors.currentPage },
+      toggles: widgetSettings.emailNotifications,
+      ownerEmail: users.email,
+      // The batching window: when the last email of this kind for the conversation was sent
+      // (another key's: a run of this job again is not batched behind its own email).
+      lastSentAt: sql<Date | string | null>`(select max(${sentEmails.sentAt}) from ${sentEmails} where ${and(
+        eq(sentEmails.conversationId, conversations.id),
+        eq(sentEmails.kind, kind),
+        eq(sentEmails.status, 'sent'),
+        ne(sentEmails.key, key),
+      )})`,
+      // Missed chat: an agent answered after the message that was waiting.
+      answered:
+        kind === 'missedChat' && p.messageId !== undefined
+          ? sql<boolean>`exists (select 1 from ${messages} where ${and(eq(messages.conversationId, conversations.id), eq(messages.senderType, 'user'), gt(messages.id, p.messageId))})`
+          : sql<boolean>`false`,
+    })
     .from(conversations)
     .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
-    .where(and(eq(conversations.id, p.conversationId), eq(conversations.accountId, p.accountId)));
+    .leftJoin(widgetSettings, eq(widgetSettings.accountId, conversations.accountId))
+    .leftJoin(users, and(eq(users.accountId, conversations.accountId), eq(users.type, 'owner')))
+    .where(and(eq(conversations.id, p.conversationId), eq(conversations.accountId, p.accountId)))
+    .limit(1);
   if (!row) return; // deleted since: nothing to tell
-  const { conversation, visitor } = row;
+  const { conversationId, visitor } = row;
 
-  const [settings] = await db.select({ toggles: widgetSettings.emailNotifications }).from(widgetSettings).where(eq(widgetSettings.accountId, p.accountId));
   // The toggles are true when absent (SPEC.md section 3).
-  if (settings && settings.toggles[TOGGLE[kind]] === false) return;
+  if (row.toggles && row.toggles[TOGGLE[kind]] === false) return;
+  if (row.answered) return;
 
-  if (kind === 'missedChat' && p.messageId !== undefined) {
-    const [answer] = await db
-      .select({ id: messages.id })
-      .from(messages)
-      .where(and(eq(messages.conversationId, conversation.id), eq(messages.senderType, 'user'), gt(messages.id, p.messageId)))
-      .limit(1);
-    if (answer) return;
-  }
-
-  const key = `${kind}:${conversation.id}:${p.key}`;
-  const last = await lastSentAt(db, conversation.id, kind, key);
+  const last = row.lastSentAt ? new Date(row.lastSentAt) : null;
   if (last && Date.now() - last.getTime() < ctx.settings.batchWindowMs) {
     // One was sent within the window: this one goes at the window's end, with the latest messages.
-    log.info({ kind, conversationId: conversation.id }, 'notification batched until the window ends');
+    log.info({ kind, conversationId }, 'notification batched until the window ends');
     throw new DeferJob(last.getTime() + ctx.settings.batchWindowMs);
   }
 
-  const owner = await accountOwner(db, p.accountId);
-  if (!owner) return;
+  if (!row.ownerEmail) return; // the account has no owner any more
+  const to = row.ownerEmail;
 
-  const record = { key, accountId: p.accountId, conversationId: conversation.id, kind, recipient: owner.email };
+  const record = { key, accountId: p.accountId, conversationId, kind, recipient: to };
   // Past the account's email budget the email waits for the digest instead (a flood of chats
   // is one "N new chats" email, not a hundred).
   const gate = await takeFromBudget(ctx, record);
-  if (gate !== 'send') {
-    if (gate === 'held') log.info({ kind, conversationId: conversation.id }, 'notification held for the digest (email budget spent)');
-    return;
-  }
-  const sent = await sendOnce(ctx, record, async () =>
+  if (gate === 'held') log.info({ kind, conversationId }, 'notification held for the digest (email budget spent)');
+  if (gate === 'held' || gate === 'done') return;
+  const email = async () =>
     composeEmail({
       kind,
-      to: owner.email,
+      to,
       visitor: { id: visitor.id, name: visitor.name, email: visitor.email, page: visitor.currentPage },
-      lines: await lastLines(db, conversation.id, visitor.name),
+      lines: await lastLines(db, conversationId, visitor.name),
       link: `${ctx.publicUrl}/conversations?visitor=${encodeURIComponent(visitor.id)}`,
       replyTo: kind === 'offlineMessage' && visitor.email ? visitor.email : undefined,
-    }),
-  );
+    });
+  // 'claimed': the budget recorded it held by this run; 'send': recorded by an earlier run, claimed now.
+  const sent = gate === 'claimed' ? await sendClaimed(ctx, key, email) : await sendRecorded(ctx, key, email);
   if (!sent) return; // this job already ran to the end once
-  log.info({ kind, conversationId: conversation.id, messageId: sent.messageId }, 'notification sent');
+  log.info({ kind, conversationId, messageId: sent.messageId }, 'notification sent');
 }
 
 async function lastLines(db: Db, conversationId: number, visitorName: string): Promise<EmailLine[]> {

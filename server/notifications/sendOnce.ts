@@ -19,24 +19,29 @@ export interface SendOnceRecord {
   recipient: string;
 }
 
+/** When a claim made now runs out: the run that made it holds the email until then. */
+export const sendLockUntil = (now: Date = new Date()): Date => new Date(now.getTime() + SEND_LOCK_MS);
+
+type ComposeEmail = () => Promise<Omit<MailMessage, 'messageId'>> | Omit<MailMessage, 'messageId'>;
+
 /**
  * Sends an email at most once per key: recorded in sent_emails before sending, claimed by one
  * run at a time, marked 'sent' after. Returns null when a run already sent it; throws (the job
  * is retried) when another run holds it or SMTP fails.
  */
-export async function sendOnce(
-  ctx: Pick<JobContext, 'db' | 'mailer'>,
-  record: SendOnceRecord,
-  email: () => Promise<Omit<MailMessage, 'messageId'>> | Omit<MailMessage, 'messageId'>,
-): Promise<SentMail | null> {
+export async function sendOnce(ctx: Pick<JobContext, 'db' | 'mailer'>, record: SendOnceRecord, email: ComposeEmail): Promise<SentMail | null> {
+  await ctx.db.insert(sentEmails).values(record).onConflictDoNothing({ target: sentEmails.key });
+  return sendRecorded(ctx, record.key, email);
+}
+
+/** sendOnce of an email already recorded under `key`: claims it, then sends it (sendClaimed). */
+export async function sendRecorded(ctx: Pick<JobContext, 'db' | 'mailer'>, key: string, email: ComposeEmail): Promise<SentMail | null> {
   const { db } = ctx;
-  const { key } = record;
-  await db.insert(sentEmails).values(record).onConflictDoNothing({ target: sentEmails.key });
   // Claim the send: a concurrent run of the same job must not send it too.
   const now = new Date();
   const [claimed] = await db
     .update(sentEmails)
-    .set({ lockedUntil: new Date(now.getTime() + SEND_LOCK_MS) })
+    .set({ lockedUntil: sendLockUntil(now) })
     .where(and(eq(sentEmails.key, key), eq(sentEmails.status, 'sending'), or(isNull(sentEmails.lockedUntil), lt(sentEmails.lockedUntil, now))))
     .returning({ id: sentEmails.id });
   if (!claimed) {
@@ -44,6 +49,16 @@ export async function sendOnce(
     if (row?.status === 'sent') return null; // this job already ran to the end once
     throw new Error('the same notification is being sent by another run'); // retried: then it is 'sent'
   }
+  return sendClaimed(ctx, key, email);
+}
+
+/**
+ * Sends the email of `key`, which this run holds ('sending', locked_until set by this run:
+ * sendRecorded's claim, or the budget's insert that recorded it claimed), and marks it 'sent'.
+ * SMTP failing releases it for the retry.
+ */
+export async function sendClaimed(ctx: Pick<JobContext, 'db' | 'mailer'>, key: string, email: ComposeEmail): Promise<SentMail> {
+  const { db } = ctx;
   let sent: SentMail;
   try {
     sent = await ctx.mailer.send({ ...(await email()), messageId: `<${key.replace(/[^\w.-]/g, '.')}@parley>` });

@@ -23,11 +23,22 @@ export interface OutboxEntry {
  * receiver only accepted it: the row then stays until the work finished (the receiver deletes
  * it), so `check` can tell a lost row from a held one.
  */
-export interface OutboxSink {
+export interface OutboxHandOver {
   deliver(row: OutboxRow): Promise<'removed' | 'relayed'>;
   /** For relayed rows: 'held' (still there), 'lost' (relay again) or 'failed' (kept as failed). */
   check?(row: OutboxRow): Promise<'held' | 'lost' | 'failed'>;
 }
+
+/**
+ * A receiver in the same database (the in-process runner's table): it moves up to `limit` of its
+ * topic's pending rows out of the outbox itself, in one statement (atomic by itself: no claim
+ * and no hand-over per row). Returns how many rows it took.
+ */
+export interface OutboxTaker {
+  take(topic: string, limit: number): Promise<number>;
+}
+
+export type OutboxSink = OutboxHandOver | OutboxTaker;
 
 /**
  * Records entries in the caller's transaction (or alone). Returns how many rows were written

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray, isNull, lt, min, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, lt, min, notInArray, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import { outbox } from '../db/schema.js';
-import type { OutboxRow, OutboxSink } from './outbox.js';
+import type { OutboxHandOver, OutboxRow, OutboxSink, OutboxTaker } from './outbox.js';
 
 export interface RelaySettings {
   /** How often the table is looked at when nothing wakes the relay. */
@@ -66,13 +66,20 @@ export class OutboxRelay {
   private started = false;
   private stopped = false;
   private lastCheck = 0;
+  /** Receivers that take their rows themselves (one statement per pass), by topic. */
+  private takers: [string, OutboxTaker][];
+  /** Receivers rows are handed to one by one, by topic. */
+  private sinks: Record<string, OutboxHandOver>;
 
   constructor(
     private db: Db,
     private log: FastifyBaseLogger,
-    private sinks: Record<string, OutboxSink>,
+    sinks: Record<string, OutboxSink>,
     private settings: RelaySettings,
-  ) {}
+  ) {
+    this.takers = Object.entries(sinks).filter((e): e is [string, OutboxTaker] => 'take' in e[1]);
+    this.sinks = Object.fromEntries(Object.entries(sinks).filter((e): e is [string, OutboxHandOver] => !('take' in e[1])));
+  }
 
   start(): void {
     this.started = true;
@@ -122,7 +129,15 @@ export class OutboxRelay {
 
   private async pass(): Promise<void> {
     try {
-      while (!this.stopped) {
+      for (const [topic, sink] of this.takers) {
+        for (let taken = BATCH; taken === BATCH && !this.stopped; ) {
+          taken = await sink.take(topic, BATCH);
+          this.totals.relayed += taken;
+        }
+      }
+      // Rows of the other topics are claimed and handed over one by one (nothing to claim when
+      // every receiver takes its rows itself, as the in-process runner does).
+      while (!this.stopped && Object.keys(this.sinks).length > 0) {
         const rows = await this.claim();
         if (rows.length === 0) break;
         const delivered = await this.deliver(rows);
@@ -143,7 +158,13 @@ export class OutboxRelay {
     const free = this.db
       .select({ id: outbox.id })
       .from(outbox)
-      .where(and(eq(outbox.status, 'pending'), or(isNull(outbox.lockedUntil), lt(outbox.lockedUntil, now))))
+      .where(
+        and(
+          eq(outbox.status, 'pending'),
+          or(isNull(outbox.lockedUntil), lt(outbox.lockedUntil, now)),
+          ...(this.takers.length > 0 ? [notInArray(outbox.topic, this.takers.map(([topic]) => topic))] : []),
+        ),
+      )
       .orderBy(asc(outbox.id))
       .limit(BATCH)
       .for('update', { skipLocked: true });
