@@ -1,7 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { publicUrlOf } from '../config.js';
 import { messages, outbox, sentEmails, users, widgetSettings } from '../db/schema.js';
 import { jobsSettings } from '../jobs/config.js';
@@ -10,6 +8,7 @@ import type { MailMessage, Mailer } from '../services/mail.js';
 import { secretBoxFor } from '../services/secrets.js';
 import { buildAccount, insertVisitorWithConversation, type TestOwner } from '../test/factories.js';
 import { buildJobsApp, type JobsTestApp } from '../test/jobs.js';
+import { statementsOfRun } from '../test/statements.js';
 import { digestDedupeKey } from './budget.js';
 import { notifyOwner } from './notify.js';
 
@@ -17,77 +16,6 @@ import { notifyOwner } from './notify.js';
  * notifyOwner run straight (no worker takes the jobs the test's messages cause, so nothing else
  * runs this code meanwhile), with a mailer that records what it is given.
  */
-
-const counted = new AsyncLocalStorage<true>();
-
-/**
- * The SQL statements `run` sends, counted at the driver, transactions included: a transaction
- * `run` opens is counted whole (pg: every statement of the connection it checked out, begin and
- * commit included; PGlite: its BEGIN and COMMIT, run inside PGlite, and every query of the
- * transaction's handle). What is `run`'s is told by its async context, not by the stack as
- * test/statements.ts statementsOf does: a drizzle query is a thenable, and awaiting one leaves
- * the caller's frames out of the driver's stack.
- */
-async function statementsOfRun<T>(app: FastifyInstance, run: () => Promise<T>): Promise<{ result: T; statements: number }> {
-  const ours = () => counted.getStore() === true;
-  let statements = 0;
-  type Fn = (...args: unknown[]) => unknown;
-  const client = (app.db as unknown as { $client: Record<string, Fn> }).$client;
-  const restore: (() => void)[] = [];
-  const wrap = (target: Record<string, Fn>, name: string, wrapper: (original: Fn) => Fn) => {
-    const had = Object.hasOwn(target, name);
-    const before = target[name]!;
-    target[name] = wrapper(before.bind(target));
-    restore.push(() => {
-      if (had) target[name] = before;
-      else delete target[name];
-    });
-  };
-  wrap(client, 'query', (query) => (...args) => {
-    if (ours()) statements++;
-    return query(...args);
-  });
-  if (app.database.kind === 'pglite') {
-    wrap(client, 'transaction', (transaction) => (...args) => {
-      if (!ours()) return transaction(...args);
-      const [body, ...rest] = args as [(tx: Record<string, Fn>) => unknown, ...unknown[]];
-      return transaction((tx: Record<string, Fn>) => {
-        statements += 2; // BEGIN, and COMMIT or ROLLBACK
-        for (const name of ['query', 'exec']) {
-          const original = tx[name]!;
-          tx[name] = (...a: unknown[]) => {
-            statements++;
-            return original(...a);
-          };
-        }
-        return body(tx);
-      }, ...rest);
-    });
-  } else {
-    // pg.Pool#query checks a client out with a callback: only a promise checkout is a transaction's.
-    wrap(client, 'connect', (connect) => (...args) => {
-      if (args.length > 0 || !ours()) return connect(...args);
-      return (connect() as Promise<Record<string, Fn>>).then((conn) => {
-        const { query, release } = conn as Record<string, Fn>;
-        conn.query = (...a: unknown[]) => {
-          statements++;
-          return query!.apply(conn, a);
-        };
-        conn.release = (...a: unknown[]) => {
-          conn.query = query!;
-          conn.release = release!;
-          return release!.apply(conn, a);
-        };
-        return conn;
-      });
-    });
-  }
-  try {
-    return { result: await counted.run(true, run), statements };
-  } finally {
-    for (const undo of restore.reverse()) undo();
-  }
-}
 
 interface Harness {
   t: JobsTestApp;

@@ -1,27 +1,51 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
 import { vi } from 'vitest';
+
+type Counted<T> = Promise<{ result: T; statements: number }>;
 
 /**
  * The SQL statements `run` makes the app send on behalf of code whose stack matches `who`,
  * counted at the driver (PGlite or the pg pool): the server's background work, which reads
  * meanwhile, is not counted. Async frames count (`at async pollOrAuthenticate`). A statement run
  * through the database's fair queue loses its caller's frames: `by: 'sql'` matches `who` against
- * the statement's text instead. Statements inside transactions count too.
+ * the statement's text instead. Statements inside transactions count too (on PGlite, not its
+ * BEGIN and COMMIT, which PGlite runs itself where no stack or text tells whose they are).
  */
-export async function statementsOf<T>(app: FastifyInstance, who: RegExp, run: () => Promise<T>, by: 'stack' | 'sql' = 'stack'): Promise<{ result: T; statements: number }> {
-  type Queryable = { query: (...args: unknown[]) => unknown };
-  const client = (app.db as unknown as { $client: Queryable & { connect?: (...args: unknown[]) => Promise<Queryable>; transaction?: (...args: unknown[]) => unknown } }).$client;
-  let statements = 0;
-  const count = (args: unknown[]) => {
-    if (by === 'sql') {
-      if (who.test(String(typeof args[0] === 'object' && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0]))) statements++;
-      return;
-    }
+export function statementsOf<T>(app: FastifyInstance, who: RegExp, run: () => Promise<T>, by: 'stack' | 'sql' = 'stack'): Counted<T> {
+  return countStatements(app, run, (args) => {
+    if (by === 'sql') return who.test(String(typeof args[0] === 'object' && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0]));
     const depth = Error.stackTraceLimit;
     Error.stackTraceLimit = 60; // the driver's frames come first
     const stack = new Error().stack ?? '';
     Error.stackTraceLimit = depth;
-    if (who.test(stack)) statements++;
+    return who.test(stack);
+  });
+}
+
+const running = new AsyncLocalStorage<true>();
+
+/**
+ * Every SQL statement `run` sends itself, told by its async context rather than by the stack (a
+ * drizzle query is a thenable: awaiting one leaves the caller's frames out of the driver's
+ * stack), transactions included: for code called straight from a test, with nothing else of
+ * the app's in its async context.
+ */
+export function statementsOfRun<T>(app: FastifyInstance, run: () => Promise<T>): Counted<T> {
+  return countStatements(app, () => running.run(true, run), () => running.getStore() === true, { transactionEnds: true });
+}
+
+/**
+ * Counts the statements `run` makes the driver send that `counts` accepts (given the query's
+ * arguments). `transactionEnds`: a PGlite transaction's BEGIN and COMMIT count too, when `counts`
+ * accepts the call that opens it (pg sends them through the connection, counted as any statement).
+ */
+async function countStatements<T>(app: FastifyInstance, run: () => Promise<T>, counts: (args: unknown[]) => boolean, { transactionEnds = false } = {}): Counted<T> {
+  type Queryable = { query: (...args: unknown[]) => unknown; exec?: (...args: unknown[]) => unknown };
+  const client = (app.db as unknown as { $client: Queryable & { connect?: (...args: unknown[]) => Promise<Queryable>; transaction?: (...args: unknown[]) => unknown } }).$client;
+  let statements = 0;
+  const count = (args: unknown[]) => {
+    if (counts(args)) statements++;
   };
   /** Counts what `target.query` runs while the test runs (and leaves it as it was afterwards). */
   const watched = new Set<Queryable>();
@@ -43,10 +67,25 @@ export async function statementsOf<T>(app: FastifyInstance, who: RegExp, run: ()
   if (client.connect) {
     const connect = client.connect.bind(client);
     spies.push(
-      vi.spyOn(client as Required<typeof client>, 'connect').mockImplementation(async (...args: unknown[]) => {
-        const conn = await connect(...args);
-        watch(conn);
-        return conn;
+      vi.spyOn(client as Required<typeof client>, 'connect').mockImplementation((...args: unknown[]) => {
+        // A checkout with a callback is the pool's own (pool.query): its statement is counted there.
+        if (args.length > 0) return connect(...args);
+        // A transaction's connection: its statements count until it is released (the pool's own
+        // checkouts use it afterwards, counted by the pool's query).
+        return connect().then((conn) => {
+          const { query, release } = conn as unknown as { query: Queryable['query']; release: (...a: unknown[]) => unknown };
+          const c = conn as unknown as { query: Queryable['query']; release: (...a: unknown[]) => unknown };
+          c.query = (...a: unknown[]) => {
+            count(a);
+            return query.apply(conn, a);
+          };
+          c.release = (...a: unknown[]) => {
+            c.query = query;
+            c.release = release;
+            return release.apply(conn, a);
+          };
+          return conn;
+        });
       }),
     );
   }
@@ -55,14 +94,23 @@ export async function statementsOf<T>(app: FastifyInstance, who: RegExp, run: ()
     spies.push(
       vi.spyOn(client as Required<typeof client>, 'transaction').mockImplementation((...args: unknown[]) => {
         const [callback, ...rest] = args as [(tx: Queryable) => unknown, ...unknown[]];
-        return transaction((tx: Queryable) => {
-          const query = tx.query.bind(tx);
-          tx.query = (...a: unknown[]) => {
-            count(a);
-            return query(...a);
-          };
+        // PGlite runs the transaction's BEGIN and COMMIT (or ROLLBACK) itself.
+        const ends = transactionEnds && counts(['BEGIN']);
+        if (ends) statements++;
+        return (transaction((tx: Queryable) => {
+          for (const name of ['query', 'exec'] as const) {
+            const original = tx[name]?.bind(tx);
+            if (original) {
+              tx[name] = (...a: unknown[]) => {
+                count(a);
+                return original(...a);
+              };
+            }
+          }
           return callback(tx);
-        }, ...rest);
+        }, ...rest) as Promise<unknown>).finally(() => {
+          if (ends) statements++;
+        });
       }),
     );
   }
