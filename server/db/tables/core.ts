@@ -157,8 +157,7 @@ export const visitors = pgTable(
     timeZone: text('time_zone').notNull().default(''),
   },
   (t) => [
-    index('visitors_account_created_idx').on(t.accountId, t.createdAt.desc()),
-    index('visitors_account_seen_idx').on(t.accountId, t.lastSeenAt),
+    // No (account_id, last_seen_at) nor (account_id, created_at DESC NULLS LAST) index: the next two serve them (0035).
     // INCLUDE (device) in migrations/0022_inbox_stats.sql: the stats' device split reads the index only.
     index('visitors_account_seen_device_idx').on(t.accountId, t.lastSeenAt),
     index('visitors_account_created_id_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
