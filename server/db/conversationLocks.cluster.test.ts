@@ -110,6 +110,13 @@ describe('two nodes appending to the same conversations while a console opens on
     await x.query('commit');
     const resultA = await byA;
     await a.query(resultA.ok ? 'commit' : 'rollback');
+    // A console still waiting 3 s after A committed (it should be served at once): what every
+    // backend of the database waits on then, shown if it fails (CI once saw this GET answer 503
+    // after about 15 s, the statement timeout; never reproduced outside CI).
+    const stuck = await Promise.race([opened.then(() => undefined), new Promise<true>((r) => setTimeout(() => r(true), 3000))]);
+    const backends = stuck
+      ? (await admin.query('select pid, state, wait_event_type, wait_event, left(query, 120) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows
+      : [];
     const open = await opened;
     const resultB = await byB;
     await b.query(resultB.ok ? 'commit' : 'rollback');
@@ -122,6 +129,8 @@ describe('two nodes appending to the same conversations while a console opens on
       b: failure(resultB),
       console: res?.status ?? failure(open),
       logged: node!.errors.map((e) => ({ msg: e.msg, sqlState: e.sqlState })),
+      // Shown only when the console failed.
+      ...(res?.status === 200 ? {} : { backends }),
     }).toEqual({ a: undefined, b: undefined, console: 200, logged: [] });
     // The console read before A committed: the first message only.
     expect(res!.body.data.map((m: { message: string }) => m.message)).toEqual([`first ${visitors.findIndex((v) => v.id === low.visitorId)}`]);
