@@ -160,6 +160,9 @@ export default async function setup(project: TestProject) {
     // The paging journeys open 200 chats of one account in seconds, far past a real shop's pace.
     WIDGET_NEW_CHATS_PER_ACCOUNT: '100000',
     WIDGET_NEW_CHATS_BURST: '10000',
+    // ... ten at a time: they wait their turn in the account's write lane (its share of the node
+    // is unchanged) instead of being refused after 2 s when a busy CI machine slows each write.
+    WIDGET_WRITE_WAIT_MS: '30000',
     // As behind one reverse proxy in production: lets a journey give a visitor a public IP (country).
     TRUST_PROXY: '1',
     // Agent replies to away visitors are emailed after this wait (the reply-email journey).
