@@ -106,20 +106,14 @@ describe('two nodes appending to the same conversations while a console opens on
     const byB = settle(append(b, [mid, low], 'b'));
     await waitingOnLock(admin, 'pid = $1', [pidB]);
 
-    // The other writer is done: A goes on.
+    // The other writer is done: A goes on, then B (a node's batch is one statement, committed as
+    // soon as it ran: B does not wait for the console).
     await x.query('commit');
     const resultA = await byA;
     await a.query(resultA.ok ? 'commit' : 'rollback');
-    // A console still waiting 3 s after A committed (it should be served at once): what every
-    // backend of the database waits on then, shown if it fails (CI once saw this GET answer 503
-    // after about 15 s, the statement timeout; never reproduced outside CI).
-    const stuck = await Promise.race([opened.then(() => undefined), new Promise<true>((r) => setTimeout(() => r(true), 3000))]);
-    const backends = stuck
-      ? (await admin.query('select pid, state, wait_event_type, wait_event, left(query, 120) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows
-      : [];
-    const open = await opened;
     const resultB = await byB;
     await b.query(resultB.ok ? 'commit' : 'rollback');
+    const open = await opened;
 
     // Old order: the console's mark-read was aborted (40P01: GET 500), then one batch too.
     const failure = (r: { ok: boolean; error?: unknown }) => (r.ok ? undefined : String((r.error as { code?: string }).code ?? r.error));
@@ -129,18 +123,21 @@ describe('two nodes appending to the same conversations while a console opens on
       b: failure(resultB),
       console: res?.status ?? failure(open),
       logged: node!.errors.map((e) => ({ msg: e.msg, sqlState: e.sqlState })),
-      // Shown only when the console failed.
-      ...(res?.status === 200 ? {} : { backends }),
     }).toEqual({ a: undefined, b: undefined, console: 200, logged: [] });
     // The console read before A committed: the first message only.
     expect(res!.body.data.map((m: { message: string }) => m.message)).toEqual([`first ${visitors.findIndex((v) => v.id === low.visitorId)}`]);
 
     // Every message of both batches stored, and each write to `low` in its turn: A's message
-    // (unread 2), the console's read (0), B's message (1).
+    // (unread 2), then the console's read (0) and B's message (+1). Those two waited behind A, the
+    // console first; but A updated the row, and PostgreSQL does not keep its waiters' order once
+    // the row they wait for was updated (each follows it to its new version, and either may lock
+    // that first): B's message then the read (0), or the read then B's message (1). (CI once saw
+    // B first while this test held B's transaction open until the console answered: the console
+    // waited on B until its statement timeout, 503.)
     const stored = await admin.query<{ message: string }>("select message from messages where message like 'a %' or message like 'b %' order by message");
     expect(stored.rows.map((r) => r.message)).toEqual(['a 0', 'a 1', 'a 2', 'b 0', 'b 1']);
     const unread = await admin.query<{ unread_count: number }>('select unread_count from conversations where id = $1', [low.conversationId]);
-    expect(unread.rows[0]!.unread_count).toBe(1);
+    expect([0, 1]).toContain(unread.rows[0]!.unread_count);
   });
 });
 
