@@ -5,7 +5,7 @@
  */
 import { and, count, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { AI_NEEDS_PROFESSIONAL, CHAT_LIMIT_REACHED, STARTER_MONTHLY_CHATS, type PlanInForceDto } from '@parley/shared';
-import type { Db, Tx } from '../db/client.js';
+import { type Db, type Tx, rowsOf } from '../db/client.js';
 import { chatClaims, conversations, messages, plans, subscriptions } from '../db/schema.js';
 import { HttpError } from '../errors.js';
 import type { DomainEvents } from '../services/domainEvents.js';
@@ -220,5 +220,5 @@ async function chatsThisMonthWithClaims(tx: Tx, accountId: string, now: Date): P
       select ${chatClaims.visitorId} from ${chatClaims}
       where ${chatClaims.accountId} = ${accountId} and ${chatClaims.createdAt} < ${end.toISOString()}::timestamptz
     ) counted`);
-  return Number((result as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
+  return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
 }

@@ -6,6 +6,7 @@ import { DomainEvents } from '../services/domainEvents.js';
 import { buildChattingVisitor } from '../test/chatFactories.js';
 import { buildAccount } from '../test/factories.js';
 import { createTestApp, type TestApp } from '../test/harness.js';
+import { rowsOf } from '../db/client.js';
 
 /**
  * Group commit (issue 15): messages to conversations that exist, sent at once, are written by
@@ -83,7 +84,7 @@ describe('the append statement', () => {
       ];
       const res = await tx.execute(sql.raw(`explain execute parley_append_plan(${args.join(', ')})`));
       await tx.execute(sql.raw('deallocate parley_append_plan'));
-      return (res as unknown as { rows: Record<string, string>[] }).rows.map((r) => Object.values(r)[0]).join('\n');
+      return rowsOf<Record<string, string>>(res).map((r) => Object.values(r)[0]).join('\n');
     });
     expect(plan).toMatch(/Index Scan using conversations_visitor_idx/);
     expect(plan).not.toMatch(/Seq Scan on conversations/);

@@ -11,6 +11,10 @@ import { runMigrations } from './migrate.js';
 import { seedFromTemplate } from './pgliteTemplate.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** The rows of a raw `db.execute` result (node-postgres' and PGlite's both carry `rows`). */
+export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
 /** A transaction or the database itself: commands accept either. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 

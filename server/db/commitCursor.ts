@@ -1,5 +1,5 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { Db, Tx } from './client.js';
+import { type Db, type Tx, rowsOf } from './client.js';
 
 /**
  * A commit-safe cursor for polls and catch-up (PRODUCT.md section 11; issue 11, finding 9).
@@ -39,7 +39,7 @@ export async function readWithCursor<T>(db: Db, read: (tx: Tx) => Promise<T>): P
     async (tx) => {
       // The first statement fixes the transaction's snapshot; `read` sees exactly that one.
       const snap = await tx.execute<{ s: string }>(sql`select pg_current_snapshot()::text as s`);
-      const snapshot = (snap as unknown as { rows: { s: string }[] }).rows[0]!.s;
+      const snapshot = rowsOf<{ s: string }>(snap)[0]!.s;
       return { result: await read(tx), nextCursor: encodeCursor(snapshot) };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },

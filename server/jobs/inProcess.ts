@@ -1,7 +1,7 @@
-import { type SQL, and, count, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { type SQL, and, asc, count, eq, inArray, lte, sql } from 'drizzle-orm';
+import { type Db, rowsOf } from '../db/client.js';
 import { jobs, outbox } from '../db/schema.js';
-import type { OutboxEntry, OutboxTaker } from '../outbox/outbox.js';
+import { type OutboxEntry, type OutboxTaker, outboxRowFree } from '../outbox/outbox.js';
 import { backoffDelay, runJob } from './registry.js';
 import { DeferJob, PermanentJobError, type JobBackendBase, type JobContext, type JobCounts } from './types.js';
 
@@ -51,11 +51,15 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
    * within a pass, as one by one).
    */
   async take(topic: string, limit: number): Promise<number> {
+    const free = this.db
+      .select({ id: outbox.id })
+      .from(outbox)
+      .where(and(eq(outbox.topic, topic), outboxRowFree(new Date())))
+      .orderBy(asc(outbox.id))
+      .limit(limit)
+      .for('update', { skipLocked: true });
     return this.addJobs(sql`
-      delete from ${outbox} where ${outbox.id} in (
-        select ${outbox.id} from ${outbox}
-        where ${outbox.topic} = ${topic} and ${outbox.status} = 'pending' and (${outbox.lockedUntil} is null or ${outbox.lockedUntil} < now())
-        order by ${outbox.id} limit ${limit} for update skip locked)
+      delete from ${outbox} where ${inArray(outbox.id, free)}
       returning ${outbox.id}, ${outbox.name}, ${outbox.payload}, ${outbox.runAt}, ${outbox.dedupeKey}`);
   }
 
@@ -82,7 +86,7 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
         on conflict do nothing
         returning run_at)
       select (select count(*)::int from taken) as taken, (select min(run_at) from added) as next_at`);
-    const [row] = (res as unknown as { rows: { taken: number; next_at: Date | string | null }[] }).rows;
+    const [row] = rowsOf<{ taken: number; next_at: Date | string | null }>(res);
     if (row?.next_at) this.wakeAt(new Date(row.next_at).getTime());
     return row?.taken ?? 0;
   }
@@ -211,7 +215,7 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
       select claimed.*, (select min(${jobs.runAt}) from ${jobs} where ${jobs.status} = 'pending' and ${jobs.id} not in (select id from due)) as next_at
       from (select 1) as one left join claimed on true`);
     type Row = { id: string | number | null; name: string; payload: unknown; attempts: number; max_attempts: number; backoff_ms: number; next_at: Date | string | null };
-    const rows = (res as unknown as { rows: Row[] }).rows;
+    const rows = rowsOf<Row>(res);
     const next = rows[0]?.next_at;
     return {
       claimed: rows

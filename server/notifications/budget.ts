@@ -1,4 +1,5 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { rowsOf } from '../db/client.js';
 import { sentEmails } from '../db/schema.js';
 import { JOB_TOPIC, type JobContext } from '../jobs/types.js';
 import { writeOutbox } from '../outbox/outbox.js';
@@ -45,7 +46,7 @@ export async function takeFromBudget(ctx: Pick<JobContext, 'db' | 'settings'>, r
       inArray(sentEmails.status, ['sending', 'sent']),
       gt(sentEmails.createdAt, new Date(Date.now() - windowMs)),
     );
-    const result = await tx.execute<{ existing: SentEmailStatus | null; taken: SentEmailStatus | null }>(sql`
+    const result = await tx.execute(sql`
       with existing as (
         select ${sentEmails.status} as status from ${sentEmails} where ${sentEmails.key} = ${record.key}
       ), taken as (
@@ -58,7 +59,7 @@ export async function takeFromBudget(ctx: Pick<JobContext, 'db' | 'settings'>, r
         returning status
       )
       select (select status from existing) as existing, (select status from taken) as taken`);
-    const row = (result as unknown as { rows: { existing: SentEmailStatus | null; taken: SentEmailStatus | null }[] }).rows[0];
+    const [row] = rowsOf<{ existing: SentEmailStatus | null; taken: SentEmailStatus | null }>(result);
     if (row?.existing) return row.existing === 'sending' ? 'send' : 'done';
     if (row?.taken === 'sending') return 'claimed';
     if (row?.taken !== 'held') throw new Error(`email budget: no row recorded for ${record.key}`);

@@ -5,7 +5,7 @@ import { IMAGE_PLACEHOLDER } from '../commands/sendMessage.js';
 import { DeferJob, type JobContext } from '../jobs/types.js';
 import { composeEmail, type EmailLine, type NotificationKind } from './compose.js';
 import { takeFromBudget } from './budget.js';
-import { sendClaimed, sendRecorded } from './sendOnce.js';
+import { isAccountOwner, sendClaimed, sendRecorded } from './sendOnce.js';
 import { visitorVisibleMessages } from '../policies/messages.js';
 
 const LAST_MESSAGES = 10;
@@ -33,7 +33,7 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
   const { db, log } = ctx;
   const key = `${kind}:${p.conversationId}:${p.key}`;
   // The checks' facts in one read (each is a row of one account: nothing is cached between runs
-  // or nodes). The owner: the first row of a left join (accountOwner's query, joined).
+  // or nodes). The owner: the first row of a left join (accountOwner's condition, joined).
   const [row] = await db
     .select({
       conversationId: conversations.id,
@@ -57,7 +57,7 @@ export async function notifyOwner(kind: NotificationKind, p: NotifyPayload, ctx:
     .from(conversations)
     .innerJoin(visitors, eq(visitors.id, conversations.visitorId))
     .leftJoin(widgetSettings, eq(widgetSettings.accountId, conversations.accountId))
-    .leftJoin(users, and(eq(users.accountId, conversations.accountId), eq(users.type, 'owner')))
+    .leftJoin(users, isAccountOwner(conversations.accountId))
     .where(and(eq(conversations.id, p.conversationId), eq(conversations.accountId, p.accountId)))
     .limit(1);
   if (!row) return; // deleted since: nothing to tell

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { sentEmails, users } from '../db/schema.js';
 import type { JobContext } from '../jobs/types.js';
@@ -71,12 +71,15 @@ export async function sendClaimed(ctx: Pick<JobContext, 'db' | 'mailer'>, key: s
   return sent;
 }
 
+/** The users row of `accountId`'s owner (a column, to join on it, or an id). */
+export const isAccountOwner = (accountId: SQLWrapper | string): SQL => and(eq(users.accountId, accountId), eq(users.type, 'owner')) as SQL;
+
 /** The account owner's address and name (the recipient of every account email); undefined when gone. */
 export async function accountOwner(db: Db, accountId: string): Promise<{ email: string; name: string } | undefined> {
   const [owner] = await db
     .select({ email: users.email, name: users.name })
     .from(users)
-    .where(and(eq(users.accountId, accountId), eq(users.type, 'owner')))
+    .where(isAccountOwner(accountId))
     .limit(1);
   return owner;
 }

@@ -1,9 +1,12 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { outbox } from '../db/schema.js';
 
 /** A row of the outbox table. */
 export type OutboxRow = typeof outbox.$inferSelect;
+
+/** A row a relay may take at `now`: pending, and no relay's hold on it (a claim's lock) still running. */
+export const outboxRowFree = (now: Date): SQL => and(eq(outbox.status, 'pending'), or(isNull(outbox.lockedUntil), lt(outbox.lockedUntil, now))) as SQL;
 
 /** One piece of work to record with the write that causes it. */
 export interface OutboxEntry {

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray, isNull, lt, min, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import { outbox } from '../db/schema.js';
-import type { OutboxHandOver, OutboxRow, OutboxSink, OutboxTaker } from './outbox.js';
+import { type OutboxHandOver, type OutboxRow, type OutboxSink, type OutboxTaker, outboxRowFree } from './outbox.js';
 
 export interface RelaySettings {
   /** How often the table is looked at when nothing wakes the relay. */
@@ -160,8 +160,7 @@ export class OutboxRelay {
       .from(outbox)
       .where(
         and(
-          eq(outbox.status, 'pending'),
-          or(isNull(outbox.lockedUntil), lt(outbox.lockedUntil, now)),
+          outboxRowFree(now),
           ...(this.takers.length > 0 ? [notInArray(outbox.topic, this.takers.map(([topic]) => topic))] : []),
         ),
       )

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { rowsOf } from '../db/client.js';
 
 /**
  * `count` visitors of an account, each with a conversation whose last message is `i` minutes
@@ -25,7 +26,7 @@ export async function seedConversations(
     select ${accountId}::uuid, v.id, ${opts.status ?? 'open'}, ${opts.assigneeId ?? null}::int, ${opts.message ?? 'seeded'}, v.created_at, v.created_at
     from v
     returning id, visitor_id, last_message_at`);
-  const rows = (res as unknown as { rows: { id: number; visitor_id: string; last_message_at: string | Date }[] }).rows;
+  const rows = rowsOf<{ id: number; visitor_id: string; last_message_at: string | Date }>(res);
   return rows
     .sort((a, b) => new Date(b.last_message_at).getTime() - new Date(a.last_message_at).getTime())
     .map((r) => ({ id: Number(r.id), visitorId: r.visitor_id }));

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { createClient } from 'redis';
 import { buildApp } from '../app.js';
-import { openPglite, openPostgres, type Database } from '../db/client.js';
+import { openPglite, openPostgres, rowsOf, type Database } from '../db/client.js';
 import { TEST_DB, TEST_REDIS_URL, TEST_SECRETS_KEY, createPgDatabase, testConfig } from './harness.js';
 import type { JobsConfig } from '../config.js';
 import { removeTempDir } from './tempDir.js';
@@ -367,7 +367,7 @@ export async function settleJobs(app: FastifyInstance, name: string, ms = 10_000
     const rows = await app.database.db.execute(sql`
       select 1 from outbox where name = ${name} and status in ('pending', 'relayed')
       union all select 1 from jobs where name = ${name} and status in ('pending', 'running') limit 1`);
-    return (rows as unknown as { rows: unknown[] }).rows.length > 0;
+    return rowsOf(rows).length > 0;
   };
   while (Date.now() < until && (await pending())) await sleep(25);
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
 import { buildAccount, type TestOwner } from './factories.js';
 import { buildVisitor, type TestVisitor } from './chatFactories.js';
+import { rowsOf } from '../db/client.js';
 
 /**
  * Property: whatever junk reaches the public widget calls and the auth calls, the answer is a
@@ -25,7 +26,7 @@ async function rowCounts(): Promise<Record<string, number>> {
            (select count(*) from visitors)::int as visitors, (select count(*) from messages)::int as messages,
            (select count(*) from conversations)::int as conversations, (select count(*) from widget_loads)::int as widget_loads,
            (select count(*) from auth_tokens)::int as auth_tokens`);
-  return (res as unknown as { rows: Record<string, number>[] }).rows[0]!;
+  return rowsOf<Record<string, number>>(res)[0]!;
 }
 
 const ROUTES = [

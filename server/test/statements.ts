@@ -47,21 +47,15 @@ async function countStatements<T>(app: FastifyInstance, run: () => Promise<T>, c
   const count = (args: unknown[]) => {
     if (counts(args)) statements++;
   };
-  /** Counts what `target.query` runs while the test runs (and leaves it as it was afterwards). */
-  const watched = new Set<Queryable>();
-  const watch = (target: Queryable) => {
-    if (watched.has(target)) return;
-    watched.add(target);
-    const query = target.query.bind(target);
-    spies.push(
-      vi.spyOn(target, 'query').mockImplementation((...args: unknown[]) => {
-        count(args);
-        return query(...args);
-      }),
-    );
-  };
   const spies: { mockRestore: () => void }[] = [];
-  watch(client);
+  // What the pool (or PGlite) runs itself while the test runs (left as it was afterwards).
+  const query = client.query.bind(client);
+  spies.push(
+    vi.spyOn(client, 'query').mockImplementation((...args: unknown[]) => {
+      count(args);
+      return query(...args);
+    }),
+  );
   // A transaction's statements go through its own connection (pg: a client checked out of the
   // pool) or its own handle (PGlite's transaction callback): those are counted too.
   if (client.connect) {
@@ -73,8 +67,8 @@ async function countStatements<T>(app: FastifyInstance, run: () => Promise<T>, c
         // A transaction's connection: its statements count until it is released (the pool's own
         // checkouts use it afterwards, counted by the pool's query).
         return connect().then((conn) => {
-          const { query, release } = conn as unknown as { query: Queryable['query']; release: (...a: unknown[]) => unknown };
           const c = conn as unknown as { query: Queryable['query']; release: (...a: unknown[]) => unknown };
+          const { query, release } = c;
           c.query = (...a: unknown[]) => {
             count(a);
             return query.apply(conn, a);

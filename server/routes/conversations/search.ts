@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { SearchResultDto } from '@parley/shared';
-import type { Db } from '../../db/client.js';
+import { type Db, rowsOf } from '../../db/client.js';
 import { validationError } from '../../errors.js';
 import type { Actor } from '../../policies/index.js';
 import { visibleConversations, visibleVisitors } from '../../policies/conversations.js';
@@ -126,7 +126,7 @@ export async function searchAccount(db: Db, actor: Actor, query: z.output<typeof
     ) x
     order by x.at desc, x.kind desc, x.mid desc, x.vid desc
     limit ${limit + 1}`);
-  const rows = (res as unknown as { rows: Row[] }).rows;
+  const rows = rowsOf<Row>(res);
   const page = pageOf(rows, limit, (r) => [r.k, Number(r.kind), Number(r.mid), r.vid]);
   return {
     message: 'success',

@@ -6,7 +6,7 @@ import { type AssignableUserPage, type AssigneeOptionDto, TEAM_ASSIGNED_PREVIEW,
 import { addTeamMember } from '../../commands/addTeamMember.js';
 import { assignUsers } from '../../commands/assignUsers.js';
 import { deleteTeamMember } from '../../commands/deleteTeamMember.js';
-import type { Db } from '../../db/client.js';
+import { type Db, rowsOf } from '../../db/client.js';
 import { conversationCounts, conversations, roles, users, visitors } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import { authenticate } from '../../plugins/auth.js';
@@ -63,7 +63,7 @@ async function loadMembers(db: Db, actor: Actor, onlyId?: number): Promise<TeamM
       .groupBy(conversationCounts.assigneeKey),
   ]);
   const byMember = new Map<number, AssignedVisitorRow[]>();
-  for (const row of (preview as unknown as { rows: { assignee_id: number; visitor_id: string; name: string }[] }).rows) {
+  for (const row of rowsOf<{ assignee_id: number; visitor_id: string; name: string }>(preview)) {
     const key = Number(row.assignee_id);
     const list = byMember.get(key) ?? [];
     list.push({ visitorId: row.visitor_id, visitorName: row.name });
