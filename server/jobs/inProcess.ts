@@ -37,6 +37,8 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
   private reclaimedAt = 0;
   /** Jobs done since the last look at the table: the next look deletes them. */
   private finished: number[] = [];
+  /** The look at the table running now, which deletes finished jobs (settled either way). */
+  private releasing: Promise<unknown> = Promise.resolve();
 
   constructor(
     private db: Db,
@@ -77,6 +79,7 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
    * only conflict). Wakes the runner for the earliest added. Returns how many rows `taken` had.
    */
   private async addJobs(taken: SQL): Promise<number> {
+    await this.releaseFinished();
     const { attempts, backoffMs } = this.ctx.settings;
     const res = await this.db.execute(sql`
       with taken as (${taken}),
@@ -114,8 +117,7 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
     await Promise.race([Promise.allSettled(inFlight), new Promise((r) => (timeout = setTimeout(r, CLOSE_GRACE_MS)))]);
     clearTimeout(timeout);
     // Finished since the last look (no tick runs once stopped): they leave the table now.
-    const done = this.finished.splice(0);
-    if (done.length > 0) await this.db.delete(jobs).where(inArray(jobs.id, done)).catch((err) => this.ctx.log.error({ err }, 'could not delete finished jobs'));
+    await this.releaseFinished().catch((err) => this.ctx.log.error({ err }, 'could not delete finished jobs'));
     if (this.running.size > 0) {
       // Still running after the grace period: hand them back so the next start runs them.
       await this.db
@@ -123,6 +125,24 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
         .set({ status: 'pending', lockedUntil: null, updatedAt: new Date() })
         .where(and(inArray(jobs.id, [...this.running.keys()]), eq(jobs.status, 'running')))
         .catch((err) => this.ctx.log.error({ err }, 'could not hand back running jobs'));
+    }
+  }
+
+  /**
+   * Finished jobs leave the table before new rows go in (after the look at the table deleting
+   * some now, if one runs): a job holds its dedupe key until it finished, not until the next
+   * look, so a row with the key of a job that just finished is a new job, not joined to that one.
+   * A statement only when jobs finished since the last look.
+   */
+  private async releaseFinished(): Promise<void> {
+    await this.releasing;
+    const done = this.finished.splice(0);
+    if (done.length === 0) return;
+    try {
+      await this.db.delete(jobs).where(inArray(jobs.id, done));
+    } catch (err) {
+      this.finished.unshift(...done); // deleted with the next look
+      throw err;
     }
   }
 
@@ -157,7 +177,9 @@ export class InProcessRunner implements JobBackendBase, OutboxTaker {
         if (free <= 0 && done.length === 0) break;
         let claimed: ClaimedJob[];
         try {
-          ({ claimed, nextAt } = await this.claim(done, Math.max(0, free)));
+          const look = this.claim(done, Math.max(0, free));
+          this.releasing = look.catch(() => undefined);
+          ({ claimed, nextAt } = await look);
         } catch (err) {
           this.finished.unshift(...done); // deleted with the next claim
           throw err;

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { jobs as jobsTable, visitors, widgetSettings } from '../db/schema.js';
+import { InProcessRunner } from './inProcess.js';
+import type { JobContext } from './types.js';
 import { buildVisitor } from '../test/chatFactories.js';
 import { buildAccount, call } from '../test/factories.js';
 import {
@@ -96,6 +98,26 @@ describe('jobs without SMTP and without workers', () => {
     expect(rows.map((r) => r.name).sort()).toEqual(['notify.missedChat', 'notify.newChat']);
     expect(rows.every((r) => r.status === 'pending')).toBe(true);
     await expect(s.t.app.jobs.enqueue('notify.newChat', { accountId: 'nope', conversationId: 1, key: 'k' } as never)).rejects.toThrow();
+  });
+
+  it('frees a finished job\'s dedupe key at once: a job added with it before the runner\'s next look is a new job', async () => {
+    // Workers off: this test plays the runner's steps itself, in the order a busy runner can take them.
+    s.t = await buildJobsApp({ runner: 'in-process', jobs: { workers: false } });
+    const db = s.t.app.database.db;
+    const runner = new InProcessRunner(db, { db, log: s.t.app.log, settings: s.t.app.jobs.settings } as unknown as JobContext);
+    const steps = runner as unknown as { claim(done: number[], limit: number): Promise<{ claimed: { id: number }[] }>; finished: number[] };
+    const entry = (n: number) => ({ topic: 'job', name: 'transcript.send', payload: { n }, dedupeKey: 'transcript:7:0' });
+    await runner.insertNow(entry(1));
+    await runner.insertNow(entry(2)); // waits to go with the first: joined
+    expect(await db.select({ payload: jobsTable.payload }).from(jobsTable)).toEqual([{ payload: { n: 1 } }]);
+    const { claimed } = await steps.claim([], 1);
+    expect(claimed).toHaveLength(1);
+    await runner.insertNow(entry(3)); // the first is running: still joined
+    // The first job's handler returned: it is done, though the runner has not looked at the table since.
+    steps.finished.push(claimed[0]!.id);
+    await runner.insertNow(entry(4));
+    const rows = await db.select({ payload: jobsTable.payload, status: jobsTable.status }).from(jobsTable);
+    expect(rows).toEqual([{ payload: { n: 4 }, status: 'pending' }]);
   });
 });
 

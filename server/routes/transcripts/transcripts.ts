@@ -20,12 +20,23 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   limitWidgetCalls(app);
 
-  const queueSend = (tx: Tx, c: ConversationRow, email: string) =>
+  /** Transcripts emailed (or being emailed) from this conversation in the last hour. */
+  const sentThisHour = async (tx: Tx, conversationId: number) => {
+    const [recent] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sentEmails)
+      .where(and(eq(sentEmails.conversationId, conversationId), eq(sentEmails.kind, 'transcript'), gte(sentEmails.createdAt, new Date(Date.now() - 3_600_000))));
+    return Number(recent?.n ?? 0);
+  };
+
+  const queueSend = (tx: Tx, c: ConversationRow, email: string, sent: number) =>
     app.jobs.enqueue(
       TRANSCRIPT_JOB,
       { accountId: c.accountId, conversationId: c.id, email, from: c.openedAt.toISOString(), key: `transcript:${c.id}:${Date.now()}:${Math.random().toString(36).slice(2, 8)}` },
-      // Asked again while one waits to go: still one email.
-      { dedupeKey: `transcript:${c.id}` },
+      // Asked again before that email went: still one email. The key names the hour's next email,
+      // so an ask once it went (its job records it before sending) is a new email, even while the
+      // job that sent it is still finishing.
+      { dedupeKey: `transcript:${c.id}:${sent}` },
       tx,
     );
 
@@ -36,13 +47,10 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
       const [c] = await tx.select().from(conversations).where(eq(conversations.visitorId, visitor.id)).for('update');
       if (!c) throw new HttpError(409, TRANSCRIPT_NOTHING_YET);
       // The address is only the visitor's word: a few transcripts an hour per conversation at most.
-      const [recent] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(sentEmails)
-        .where(and(eq(sentEmails.conversationId, c.id), eq(sentEmails.kind, 'transcript'), gte(sentEmails.createdAt, new Date(Date.now() - 3_600_000))));
-      if (Number(recent?.n ?? 0) >= TRANSCRIPTS_PER_HOUR) throw new HttpError(429, TRANSCRIPT_TOO_MANY);
+      const sent = await sentThisHour(tx, c.id);
+      if (sent >= TRANSCRIPTS_PER_HOUR) throw new HttpError(429, TRANSCRIPT_TOO_MANY);
       if (c.status === 'resolved') {
-        await queueSend(tx, c, visitor.email);
+        await queueSend(tx, c, visitor.email, sent);
         return 'sent' as const;
       }
       await tx
@@ -64,7 +72,7 @@ export default async function transcriptRoutes(fastify: FastifyInstance): Promis
       const queued = await app.db.transaction(async (tx) => {
         const [request] = await tx.delete(transcriptRequests).where(eq(transcriptRequests.conversationId, conversation.id)).returning();
         if (!request) return false;
-        await queueSend(tx, conversation, request.email);
+        await queueSend(tx, conversation, request.email, await sentThisHour(tx, conversation.id));
         return true;
       });
       if (queued) app.jobs.wake();
