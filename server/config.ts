@@ -66,6 +66,7 @@ const envSchema = z.object({
   WIDGET_NEW_VISITORS_PER_IP: intInRange(100, 1, 10_000_000),
   WIDGET_SOCKETS_PER_VISITOR: intInRange(3, 1, 100_000),
   WIDGET_SOCKETS_PER_IP: intInRange(50, 1, 1_000_000),
+  SOCKET_HANDSHAKES_PER_IP: intInRange(16, 1, 1_000_000),
   /** Burst buckets beside the widget limits (tokens at once, refilled that many a second); unset: defaultBurst. */
   WIDGET_BURST_PER_IP: optionalInt(1, 10_000_000),
   WIDGET_BURST_PER_VISITOR: optionalInt(1, 10_000_000),
@@ -256,6 +257,12 @@ export interface WidgetLimitsConfig {
   /** WIDGET_SOCKETS_PER_IP: live widget sockets from one IP. */
   socketsPerIp: number;
   /**
+   * SOCKET_HANDSHAKES_PER_IP: socket handshakes (widget or console) of one IP that one node has
+   * upgraded and not yet answered (their CONNECT packet is not in or not yet checked); more are
+   * refused before the upgrade. Default 16.
+   */
+  handshakesPerIp?: number | undefined;
+  /**
    * WIDGET_NEW_CHATS_PER_ACCOUNT: new chats per minute of one account (a visitor's first message or
    * offline form when it has no conversation yet); never counts a visitor already chatting. Default 120.
    */
@@ -433,6 +440,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       newVisitorsPerIp: e.WIDGET_NEW_VISITORS_PER_IP,
       socketsPerVisitor: e.WIDGET_SOCKETS_PER_VISITOR,
       socketsPerIp: e.WIDGET_SOCKETS_PER_IP,
+      handshakesPerIp: e.SOCKET_HANDSHAKES_PER_IP,
       newChatsPerAccount: e.WIDGET_NEW_CHATS_PER_ACCOUNT,
       burst: {
         perIp: e.WIDGET_BURST_PER_IP,

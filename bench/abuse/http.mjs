@@ -38,6 +38,12 @@ export function call(base, method, urlPath, { from = '127.0.0.1', token, json, f
   });
 }
 
+/** Closes one address's kept-alive connections (an address the flood is done with: a flood of many addresses would otherwise keep one open each until the process runs out of descriptors). */
+export function dropAgent(from) {
+  agents.get(from)?.destroy();
+  agents.delete(from);
+}
+
 /** Closes every kept-alive connection and forgets them (at the end of a run; the next one opens its own). */
 export function closeAgents() {
   for (const a of agents.values()) a.destroy();

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { io } from 'socket.io-client';
 import { BENCH_DIR, createDatabase, ms, percentile, sleep, startChild, startRedis } from '../lib.mjs';
-import { call, closeAgents } from './http.mjs';
+import { call, closeAgents, dropAgent } from './http.mjs';
 import { registerAccount, serverEntry, startServer } from './server.mjs';
 
 const MODES = (process.env.BENCH_ABUSE_MODES ?? 'embedded,cluster').split(',').filter(Boolean);
@@ -264,14 +264,18 @@ async function mailFlood({ flood, key, dataDir, run }) {
   const attempts = await pool(Infinity, 10, SECONDS, async (i) => {
     const from = `127.${3 + run}.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`;
     const base = flood[i % flood.length];
-    const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
-    r.calls++;
-    if (v.status !== 201) return v.status === 429 ? r.limited++ : r.other++;
-    r.calls++;
-    const m = await call(base, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'Verify at https://evil.example/login' } });
-    if (m.status === 201) r.chats++;
-    else if (m.status === 429) r.limited++;
-    else r.other++;
+    try {
+      const v = await call(base, 'POST', '/api/widget/visitors', { from, json: { unique_code: key, name: 'Security team: your Parley account will be closed', email: `x${i}@example.com` } });
+      r.calls++;
+      if (v.status !== 201) return v.status === 429 ? r.limited++ : r.other++;
+      r.calls++;
+      const m = await call(base, 'POST', '/api/widget/messages', { from, token: v.body.data.visitor_token, json: { message: 'Verify at https://evil.example/login' } });
+      if (m.status === 201) r.chats++;
+      else if (m.status === 429) r.limited++;
+      else r.other++;
+    } finally {
+      dropAgent(from); // each address is used once
+    }
   });
   return {
     attempted: `${attempts} new chats from ${attempts} addresses`,

@@ -53,6 +53,7 @@ async function parley() {
     WIDGET_LIMIT_PER_VISITOR: '10000000',
     WIDGET_NEW_VISITORS_PER_IP: '10000000',
     WIDGET_SOCKETS_PER_IP: '1000000',
+    SOCKET_HANDSHAKES_PER_IP: '1000000',
     // The warm-up opens every visitor's chat at once (hundreds of one account's new chats in a
     // second): the bench measures chats under way, not the new-chat budget and the account's
     // write lane that hold a flood of new chats (with them, the first rate measured met the

@@ -29,6 +29,7 @@ async function parley() {
     WIDGET_LIMIT_PER_VISITOR: '10000000',
     WIDGET_NEW_VISITORS_PER_IP: '10000000',
     WIDGET_SOCKETS_PER_IP: '1000000',
+    SOCKET_HANDSHAKES_PER_IP: '1000000',
   });
   const app = await buildApp({ config, database, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });

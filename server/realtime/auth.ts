@@ -76,6 +76,11 @@ export function clientIp(req: IncomingMessage, trustProxy: Config['trustProxy'])
 export const HANDSHAKE_REFUSALS_BEFORE_GATE = 20;
 export const HANDSHAKE_GATE_MS = 10_000;
 
+/** Socket handshakes of one address a node has upgraded and not yet answered, at most (SOCKET_HANDSHAKES_PER_IP). */
+export const DEFAULT_HANDSHAKES_PER_IP = 16;
+/** An upgraded handshake whose CONNECT never came (a client gone quiet) stops counting after this. */
+export const HANDSHAKE_PENDING_MS = 10_000;
+
 /**
  * Handshakes a node already knows the socket caps refuse (issue 11: a refused socket must cost
  * next to nothing). A handshake's visitor token is in Socket.IO's CONNECT packet, after the
@@ -88,6 +93,45 @@ export const HANDSHAKE_GATE_MS = 10_000;
 export class HandshakeGate {
   private readonly byIp = new Map<string, { refused: number; until: number }>();
   private sweepAt = 0;
+  /** By address: its handshakes upgraded and not yet answered, with when each was admitted. */
+  private readonly pending = new Map<string, Map<IncomingMessage, number>>();
+  private readonly pendingKey = new WeakMap<IncomingMessage, string>();
+
+  /**
+   * `pendingPerIp`: an address's handshakes upgraded and not yet answered on this node, at most.
+   * The caps and budgets can only be asked once a handshake's CONNECT packet is in, a round trip
+   * after its upgrade; two hundred tabs opened at once by one flooder were all upgraded (each
+   * costs the node's thread a fraction of a millisecond, two hundred of them a tenth of a second)
+   * before the first CONNECT told the node they were over the caps. With this bound the rest of
+   * such a burst is refused before its upgrade, like an address the caps keep refusing.
+   */
+  constructor(private readonly pendingPerIp = DEFAULT_HANDSHAKES_PER_IP) {}
+
+  /** Takes a pending place for `req` from `ip` (false: the address has none left on this node). */
+  admit(req: IncomingMessage, ip: string): boolean {
+    const key = ipKey(ip);
+    let reqs = this.pending.get(key);
+    const now = Date.now();
+    if (reqs) for (const [r, at] of reqs) if (now - at >= HANDSHAKE_PENDING_MS) this.answered(r);
+    reqs = this.pending.get(key);
+    if (reqs && reqs.size >= this.pendingPerIp) return false;
+    if (!reqs) this.pending.set(key, (reqs = new Map()));
+    reqs.set(req, now);
+    this.pendingKey.set(req, key);
+    // However the handshake ends: answered below, or its connection gone first.
+    req.socket?.once('close', () => this.answered(req));
+    return true;
+  }
+
+  /** The handshake of `req` was answered (its socket is in, or refused): its pending place is free. */
+  answered(req: IncomingMessage): void {
+    const key = this.pendingKey.get(req);
+    if (key === undefined) return;
+    this.pendingKey.delete(req);
+    const reqs = this.pending.get(key);
+    reqs?.delete(req);
+    if (reqs?.size === 0) this.pending.delete(key);
+  }
 
   /** A handshake from `ip` was refused by a socket cap. */
   refused(ip: string): void {
@@ -114,7 +158,8 @@ export class HandshakeGate {
 /**
  * engine.io's allowRequest (new handshakes only, polling or WebSocket, before any upgrade): the
  * refusal a handshake from this address would get anyway, known without I/O: its IP's widget
- * budget spent (the leased budgets), or the caps refusing its handshakes (HandshakeGate).
+ * budget spent (the leased budgets), or the caps refusing its handshakes (HandshakeGate); or too
+ * many of its handshakes upgraded and not answered yet (HandshakeGate.admit).
  * Console sockets come through here too (their token is in the CONNECT packet): from an address
  * in that state they are refused as well, and the console keeps up by polling.
  */
@@ -123,6 +168,7 @@ export function handshakeRefusal(app: FastifyInstance, gate: HandshakeGate, req:
     const ip = clientIp(req, app.config.trustProxy);
     if (app.widgetLimits.knownRefusal({ ip })) return { message: TOO_MANY_REQUESTS, ip };
     if (gate.blocked(ip) !== undefined) return { message: TOO_MANY_CONNECTIONS, ip };
+    if (!gate.admit(req, ip)) return { message: TOO_MANY_CONNECTIONS, ip };
   } catch {
     // anything unexpected: the handshake goes on to the usual checks
   }

@@ -1,4 +1,4 @@
-import { io, type Socket } from 'socket.io-client';
+import { Manager, io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENTS, type MessageDto } from '@parley/shared';
 import { NUL_MESSAGE } from '../plugins/bodyParsers.js';
@@ -157,6 +157,35 @@ describe('widget socket caps', () => {
     // Other addresses are not affected: another visitor connects from elsewhere.
     await connected(widget(await buildVisitor(app, owner.widgetKey), '127.0.0.82'));
     expect(opened).toBe(HANDSHAKE_REFUSALS_BEFORE_GATE + 1);
+  });
+
+  it('refuses the handshakes of an address with too many upgraded and not yet answered before their upgrade; an answer or a closed connection frees a place', async () => {
+    const app = (await start({ SOCKET_HANDSHAKES_PER_IP: '2', REFUSAL_PAUSE_MS: '300' })).app;
+    const from = '127.0.0.85';
+    // Upgraded, then quiet: no CONNECT packet, as a flooder's burst is until the node answers it.
+    const quiet = () =>
+      new Promise<Manager>((resolve, reject) => {
+        const m = new Manager(base, { transports: ['websocket'], reconnection: false, autoConnect: false, localAddress: from } as ConstructorParameters<typeof Manager>[1]);
+        m.open((err) => (err ? reject(err) : resolve(m)));
+      });
+    const first = await quiet();
+    const second = await quiet();
+    let opened = 0;
+    app.io.engine.on('connection', () => opened++);
+    const visitors = await Promise.all([1, 2, 3].map(() => buildVisitor(app, owner.widgetKey)));
+    expect((await refused(widget(visitors[0]!, from))).message).toBe('websocket error');
+    await expect(quiet()).rejects.toThrow();
+    expect(opened).toBe(0);
+    // Another address is not affected.
+    await connected(widget(visitors[0]!, '127.0.0.86'));
+    first.engine.close();
+    second.engine.close();
+    await vi.waitFor(async () => {
+      const s = widget(visitors[0]!, from);
+      await connected(s);
+    }, { timeout: 5000, interval: 100 });
+    // Answered handshakes give their place back: more sockets than places, one after another.
+    for (const v of visitors.slice(1)) await connected(widget(v, from));
   });
 
   it('refuses the handshakes of an address whose widget budget is spent before the WebSocket upgrade', async () => {

@@ -34,7 +34,7 @@ const MAX_FRAME_BYTES = 32 * 1024;
  */
 export async function registerRealtime(app: FastifyInstance): Promise<void> {
   // Handshakes already known to be refused are refused before the WebSocket upgrade (realtime/auth.ts).
-  const handshakes = new HandshakeGate();
+  const handshakes = new HandshakeGate(app.config.widgetLimits.handshakesPerIp);
   const io = new Server<Record<string, never>, Record<string, never>, { [FANOUT_EVENT]: (change: Fanout) => void }, SocketData>(app.server, {
     path: '/socket.io',
     serveClient: false,
@@ -146,8 +146,14 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
 
   io.use((socket, next) => {
     authenticateSocket(app, socket, handshakes).then(
-      () => next(),
-      (err: Error) => next(err),
+      () => {
+        handshakes.answered(socket.request);
+        next();
+      },
+      (err: Error) => {
+        handshakes.answered(socket.request);
+        next(err);
+      },
     );
   });
   // Widget sockets hold a slot of their visitor's and IP's caps while they live (refreshed so

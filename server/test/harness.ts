@@ -52,6 +52,7 @@ export const RELAXED_WIDGET_LIMITS: Record<string, string> = {
   WIDGET_NEW_CHATS_BURST: '1000000',
   WIDGET_SOCKETS_PER_VISITOR: '1000',
   WIDGET_SOCKETS_PER_IP: '100000',
+  SOCKET_HANDSHAKES_PER_IP: '100000',
   // Each node's share of one account's widget writes (services/widgetWrites.ts): tests that start many chats of one account at once are not about it.
   WIDGET_WRITES_PER_ACCOUNT: '1000',
   WIDGET_WRITE_SHARE: '100',
