@@ -95,7 +95,8 @@ export class HandshakeGate {
   private sweepAt = 0;
   /** By address: its handshakes upgraded and not yet answered, with when each was admitted. */
   private readonly pending = new Map<string, Map<IncomingMessage, number>>();
-  private readonly pendingKey = new WeakMap<IncomingMessage, string>();
+  /** A pending handshake's address key, and the listener that frees its place if its connection closes first. */
+  private readonly pendingOf = new WeakMap<IncomingMessage, { key: string; onClose: () => void }>();
 
   /**
    * `pendingPerIp`: an address's handshakes upgraded and not yet answered on this node, at most.
@@ -117,20 +118,23 @@ export class HandshakeGate {
     if (reqs && reqs.size >= this.pendingPerIp) return false;
     if (!reqs) this.pending.set(key, (reqs = new Map()));
     reqs.set(req, now);
-    this.pendingKey.set(req, key);
     // However the handshake ends: answered below, or its connection gone first.
-    req.socket?.once('close', () => this.answered(req));
+    const onClose = () => this.answered(req);
+    this.pendingOf.set(req, { key, onClose });
+    req.socket?.once('close', onClose);
     return true;
   }
 
   /** The handshake of `req` was answered (its socket is in, or refused): its pending place is free. */
   answered(req: IncomingMessage): void {
-    const key = this.pendingKey.get(req);
-    if (key === undefined) return;
-    this.pendingKey.delete(req);
-    const reqs = this.pending.get(key);
+    const entry = this.pendingOf.get(req);
+    if (entry === undefined) return;
+    this.pendingOf.delete(req);
+    // A kept-alive connection (a proxy's, polling) carries many handshakes: no listener stays behind.
+    req.socket?.off('close', entry.onClose);
+    const reqs = this.pending.get(entry.key);
     reqs?.delete(req);
-    if (reqs?.size === 0) this.pending.delete(key);
+    if (reqs?.size === 0) this.pending.delete(entry.key);
   }
 
   /** A handshake from `ip` was refused by a socket cap. */
