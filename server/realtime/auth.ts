@@ -111,13 +111,12 @@ export class HandshakeGate {
   /** Takes a pending place for `req` from `ip` (false: the address has none left on this node). */
   admit(req: IncomingMessage, ip: string): boolean {
     const key = ipKey(ip);
-    let reqs = this.pending.get(key);
     const now = Date.now();
-    if (reqs) for (const [r, at] of reqs) if (now - at >= HANDSHAKE_PENDING_MS) this.answered(r);
-    reqs = this.pending.get(key);
-    if (reqs && reqs.size >= this.pendingPerIp) return false;
-    if (!reqs) this.pending.set(key, (reqs = new Map()));
+    const reqs = this.pending.get(key) ?? new Map<IncomingMessage, number>();
+    for (const [r, at] of reqs) if (now - at >= HANDSHAKE_PENDING_MS) this.answered(r);
+    if (reqs.size >= this.pendingPerIp) return false;
     reqs.set(req, now);
+    this.pending.set(key, reqs);
     // However the handshake ends: answered below, or its connection gone first.
     const onClose = () => this.answered(req);
     this.pendingOf.set(req, { key, onClose });

@@ -145,16 +145,12 @@ export async function registerRealtime(app: FastifyInstance): Promise<void> {
   useLivePresence(app.db, agentsOnline);
 
   io.use((socket, next) => {
-    authenticateSocket(app, socket, handshakes).then(
-      () => {
-        handshakes.answered(socket.request);
-        next();
-      },
-      (err: Error) => {
-        handshakes.answered(socket.request);
-        next(err);
-      },
-    );
+    authenticateSocket(app, socket, handshakes)
+      .finally(() => handshakes.answered(socket.request))
+      .then(
+        () => next(),
+        (err: Error) => next(err),
+      );
   });
   // Widget sockets hold a slot of their visitor's and IP's caps while they live (refreshed so
   // a dead node's slots expire), given back on disconnect (realtime/widgetSocket.ts).
